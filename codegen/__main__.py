@@ -1,0 +1,5 @@
+"""Allow ``python -m mcpgen``."""
+
+from .cli import main
+
+main()

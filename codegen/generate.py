@@ -1,0 +1,56 @@
+"""The pipeline: schema -> typed model -> IR -> templates -> black -> files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from . import __version__
+from .errors import GenerationError, Level, Problem
+from .loader.model import parse_document
+from .loader.overrides import apply_patches, load_overrides
+from .loader.source import SchemaSource, load_manifest, resolve
+from .parser import build_revision
+from .parser.ir import RevisionIR
+from .render.project import PackageIR, render_package, write_package
+
+
+def known_revisions() -> list[str]:
+    """Return the revisions of the pinned manifest, oldest first."""
+    return list(load_manifest())
+
+
+def build_ir(source: SchemaSource) -> tuple[RevisionIR, list[Problem]]:
+    """Turn one schema file into its IR, raising if the schema has errors."""
+    try:
+        raw = json.loads(source.data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise GenerationError(f"schema {source.origin} is not valid JSON: {exc}") from None
+    overrides = load_overrides(source.revision)
+    raw = apply_patches(raw, overrides.patches, source.revision)
+    doc = parse_document(raw, source.origin)
+    ir, problems = build_revision(source.revision, source.sha256, __version__, doc, overrides)
+    errors = [p for p in problems if p.level is Level.ERROR]
+    if errors:
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise GenerationError(f"schema {source.origin} cannot be generated: {errors[0]}{more}")
+    return ir, [p for p in problems if p.level is Level.WARNING]
+
+
+def render(revisions: list[str], schema_file: Path | None = None) -> tuple[dict[str, str], list[Problem]]:
+    """Render the package for ``revisions`` in memory; nothing is written."""
+    irs: list[RevisionIR] = []
+    warnings: list[Problem] = []
+    for revision in revisions:
+        ir, found = build_ir(resolve(revision, schema_file))
+        irs.append(ir)
+        warnings.extend(found)
+    files = render_package(PackageIR(__version__, tuple(irs)))
+    return files, warnings
+
+
+def generate(revisions: list[str], out: Path, schema_file: Path | None = None) -> list[Problem]:
+    """Generate the package for ``revisions`` into ``out``; returns the warnings."""
+    files, warnings = render(revisions, schema_file)
+    write_package(out, files)
+    return warnings

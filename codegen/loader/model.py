@@ -1,0 +1,192 @@
+"""A typed, read-only view of the subset of JSON Schema that the MCP schema files use."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import Level, Problem
+
+# Keywords the model understands; anything else in a schema is reported as a problem.
+KNOWN_KEYWORDS = frozenset(
+    {
+        "$ref",
+        "$schema",
+        "additionalProperties",
+        "allOf",
+        "anyOf",
+        "const",
+        "default",
+        "description",
+        "enum",
+        "format",
+        "items",
+        "maxItems",
+        "maxLength",
+        "maximum",
+        "minItems",
+        "minLength",
+        "minimum",
+        "pattern",
+        "properties",
+        "required",
+        "title",
+        "type",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Node:
+    """One schema node; ``pointer`` is its JSON pointer in the schema file."""
+
+    pointer: str
+    ref: str | None = None
+    types: tuple[str, ...] = ()
+    description: str | None = None
+    properties: tuple[tuple[str, Node], ...] = ()
+    required: frozenset[str] = frozenset()
+    has_properties: bool = False
+    additional: Node | bool | None = None
+    items: Node | None = None
+    any_of: tuple[Node, ...] = ()
+    all_of: tuple[Node, ...] = ()
+    const: Any = None
+    has_const: bool = False
+    enum: tuple[Any, ...] | None = None
+    format: str | None = None
+    constraints: tuple[tuple[str, Any], ...] = ()
+    # A node whose every keyword was ignored (``{}``): any JSON value.
+    is_any: bool = False
+
+    def property_map(self) -> dict[str, Node]:
+        """Return the properties as a dict, in schema order."""
+        return dict(self.properties)
+
+
+@dataclass(frozen=True)
+class SchemaDocument:
+    """A whole schema file: its named definitions and where references point."""
+
+    definitions: tuple[tuple[str, Node], ...]
+    ref_prefix: str
+    dialect: str
+    problems: tuple[Problem, ...] = field(default=())
+
+    def definition_map(self) -> dict[str, Node]:
+        """Return the definitions as a dict, in file order."""
+        return dict(self.definitions)
+
+    def ref_name(self, ref: str) -> str:
+        """Return the definition name a ``$ref`` points at."""
+        return ref[len(self.ref_prefix) :]
+
+
+_CONSTRAINT_KEYS = ("minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems", "pattern")
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def parse_node(raw: Any, pointer: str, problems: list[Problem]) -> Node:
+    """Build a ``Node`` from a raw JSON Schema value, reporting what it cannot represent."""
+    if raw is True or raw == {}:
+        return Node(pointer=pointer, is_any=True)
+    if not isinstance(raw, Mapping):
+        problems.append(Problem(Level.ERROR, pointer, f"expected a schema object, got {raw!r}"))
+        return Node(pointer=pointer, is_any=True)
+    for key in sorted(set(raw) - KNOWN_KEYWORDS):
+        problems.append(Problem(Level.ERROR, pointer, f"unsupported JSON Schema keyword {key!r}"))
+    raw_type = raw.get("type", ())
+    types = (raw_type,) if isinstance(raw_type, str) else tuple(raw_type)
+    props_raw = raw.get("properties", {})
+    properties = tuple(
+        (name, parse_node(sub, f"{pointer}/properties/{_escape(name)}", problems))
+        for name, sub in props_raw.items()
+    )
+    additional: Node | bool | None
+    add_raw = raw.get("additionalProperties")
+    if add_raw is None:
+        additional = None
+    elif add_raw is False:
+        additional = False
+    else:
+        additional = parse_node(add_raw, f"{pointer}/additionalProperties", problems)
+    items = parse_node(raw["items"], f"{pointer}/items", problems) if "items" in raw else None
+    any_of = tuple(
+        parse_node(sub, f"{pointer}/anyOf/{i}", problems) for i, sub in enumerate(raw.get("anyOf", ()))
+    )
+    all_of = tuple(
+        parse_node(sub, f"{pointer}/allOf/{i}", problems) for i, sub in enumerate(raw.get("allOf", ()))
+    )
+    enum = raw.get("enum")
+    return Node(
+        pointer=pointer,
+        ref=raw.get("$ref"),
+        types=types,
+        description=raw.get("description"),
+        properties=properties,
+        required=frozenset(raw.get("required", ())),
+        has_properties="properties" in raw,
+        additional=additional,
+        items=items,
+        any_of=any_of,
+        all_of=all_of,
+        const=raw.get("const"),
+        has_const="const" in raw,
+        enum=tuple(enum) if enum is not None else None,
+        format=raw.get("format"),
+        constraints=tuple((k, raw[k]) for k in _CONSTRAINT_KEYS if k in raw),
+        is_any=not (set(raw) - {"description", "title", "$schema"}),
+    )
+
+
+def parse_document(raw: Any, source: str) -> SchemaDocument:
+    """Build a ``SchemaDocument`` from a decoded schema file (draft-07 or 2020-12)."""
+    problems: list[Problem] = []
+    if not isinstance(raw, Mapping):
+        problems.append(Problem(Level.ERROR, source, "the schema file is not a JSON object"))
+        return SchemaDocument((), "#/definitions/", "", tuple(problems))
+    if "$defs" in raw:
+        key = "$defs"
+    elif "definitions" in raw:
+        key = "definitions"
+    else:
+        problems.append(Problem(Level.ERROR, source, "no 'definitions' or '$defs' in the schema file"))
+        return SchemaDocument((), "#/definitions/", "", tuple(problems))
+    defs_raw = raw[key]
+    if not isinstance(defs_raw, Mapping) or not defs_raw:
+        problems.append(Problem(Level.ERROR, source, f"'{key}' is empty or not an object"))
+        return SchemaDocument((), f"#/{key}/", "", tuple(problems))
+    definitions = tuple(
+        (name, parse_node(node, f"/{key}/{_escape(name)}", problems)) for name, node in defs_raw.items()
+    )
+    doc = SchemaDocument(definitions, f"#/{key}/", str(raw.get("$schema", "")), tuple(problems))
+    return _check_refs(doc)
+
+
+def _walk(node: Node) -> list[Node]:
+    out = [node]
+    for _, sub in node.properties:
+        out.extend(_walk(sub))
+    if isinstance(node.additional, Node):
+        out.extend(_walk(node.additional))
+    if node.items is not None:
+        out.extend(_walk(node.items))
+    for sub in node.any_of + node.all_of:
+        out.extend(_walk(sub))
+    return out
+
+
+def _check_refs(doc: SchemaDocument) -> SchemaDocument:
+    names = doc.definition_map()
+    problems = list(doc.problems)
+    for _, root in doc.definitions:
+        for node in _walk(root):
+            if node.ref is None:
+                continue
+            if not node.ref.startswith(doc.ref_prefix) or doc.ref_name(node.ref) not in names:
+                problems.append(Problem(Level.ERROR, node.pointer, f"unresolved $ref {node.ref!r}"))
+    return SchemaDocument(doc.definitions, doc.ref_prefix, doc.dialect, tuple(problems))

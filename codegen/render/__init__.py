@@ -1,0 +1,1 @@
+"""Stage 3: render the IR through the templates, format with black, write atomically."""

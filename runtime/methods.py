@@ -1,0 +1,37 @@
+"""The row type of the generated method tables (``METHODS`` in each revision's ``methods.py``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+
+@dataclass(frozen=True, slots=True)
+class MethodSpec:
+    """What the runtime needs to know about one MCP method."""
+
+    method: str
+    """The wire name, for example ``tools/call``."""
+    kind: Literal["request", "notification"]
+    direction: Literal["client", "server", "both"]
+    """Who may send it: the client, the server, or either."""
+    message: type[Any]
+    """The generated type of the whole request or notification."""
+    params: Any
+    """The params type, or None when the message takes no params."""
+    params_required: bool
+    result: Any
+    """The result type of a request; None for notifications."""
+    paginated: bool = False
+    """Whether the params take a ``cursor`` and the result carries ``nextCursor``."""
+    capability: str | None = None
+    """The capability that gates the method (dotted path), if any."""
+    capability_owner: Literal["receiver", "sender"] | None = None
+    """Whose capabilities hold ``capability``: the receiver's for requests, the sender's for notifications."""
+    input_required: bool = False
+    """Whether the result may instead be an ``InputRequiredResult`` (stateless revision)."""
+
+    @property
+    def is_request(self) -> bool:
+        """Whether the method expects a response."""
+        return self.kind == "request"

@@ -1,0 +1,1 @@
+"""Pinned schema manifest and per-revision overrides, shipped with mcpgen as data."""

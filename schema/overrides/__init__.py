@@ -1,0 +1,1 @@
+"""Per-revision overrides, one TOML file per MCP schema revision."""

@@ -1,0 +1,1 @@
+"""Jinja2 templates of the generated package, one per output file, macros in macros/."""
