@@ -26,7 +26,9 @@ def _revisions(requested: tuple[str, ...], schema_file: Path | None) -> list[str
     for name in requested:
         for rev in known if name == "all" else [name]:
             if rev not in known:
-                raise GenerationError(f"unknown revision {rev!r}; known revisions: {', '.join(known)}, all")
+                raise GenerationError(
+                    f"unknown revision {rev!r}; known revisions: {', '.join(known)}, all"
+                )
             if rev not in out:
                 out.append(rev)
     return sorted(out)
@@ -45,7 +47,7 @@ def _revisions(requested: tuple[str, ...], schema_file: Path | None) -> list[str
     "--schema",
     "schema_file",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Generate from this schema file instead of the pinned one (give one --revision naming it).",
+    help="Generate from this schema file, not the pinned one (one --revision names it).",
 )
 @click.option(
     "-o",
@@ -60,7 +62,9 @@ def cli(revisions: tuple[str, ...], schema_file: Path | None, out: Path) -> None
     """Generate typed MCP bindings (msgspec types and method tables) for protocol revisions."""
     try:
         if not out.name.isidentifier():
-            raise GenerationError(f"output folder name {out.name!r} is not a valid Python package name")
+            raise GenerationError(
+                f"output folder name {out.name!r} is not a valid Python package name"
+            )
         selected = _revisions(revisions, schema_file)
         warnings = generate(selected, out, schema_file)
     except GenerationError as exc:

@@ -37,7 +37,9 @@ def build_ir(source: SchemaSource) -> tuple[RevisionIR, list[Problem]]:
     return ir, [p for p in problems if p.level is Level.WARNING]
 
 
-def render(revisions: list[str], schema_file: Path | None = None) -> tuple[dict[str, str], list[Problem]]:
+def render(
+    revisions: list[str], schema_file: Path | None = None
+) -> tuple[dict[str, str], list[Problem]]:
     """Render the package for ``revisions`` in memory; nothing is written."""
     irs: list[RevisionIR] = []
     warnings: list[Problem] = []

@@ -9,9 +9,9 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from generated import REVISIONS, decode, encode  # noqa: E402
-from generated.v2025_11_25 import METHODS  # noqa: E402
-from generated.v2025_11_25 import types as t  # noqa: E402
+from generated import REVISIONS, decode, encode
+from generated.v2025_11_25 import METHODS
+from generated.v2025_11_25 import types as t
 
 CALL = b'{"name":"get_weather","arguments":{"city":"Lyon"},"_meta":{"progressToken":7}}'
 RESULT = (
@@ -25,7 +25,10 @@ def main() -> None:
     """Show what the generated package holds and decode a tools/call round trip."""
     print(f"revisions: {', '.join(REVISIONS)}")
     spec = METHODS["tools/call"]
-    print(f"tools/call: params={spec.params.__name__} result={spec.result.__name__} gate={spec.capability}")
+    print(
+        f"tools/call: params={spec.params.__name__} result={spec.result.__name__}"
+        f" gate={spec.capability}"
+    )
     params = decode(CALL, spec.params)
     print(f"decoded params: {params!r}")
     result = decode(RESULT, spec.result)

@@ -50,7 +50,7 @@ class Variant:
         return isinstance(value, checks)
 
 
-class UntaggedUnion(abc.ABC):  # noqa: B024 (an ABC for its virtual subclasses, not for abstract methods)
+class UntaggedUnion(abc.ABC):  # noqa: B024 - an ABC for virtual subclasses only
     """Marker base of the run-time classes standing for untagged unions."""
 
     variants: ClassVar[tuple[Variant, ...]] = ()
@@ -63,7 +63,7 @@ class UntaggedUnion(abc.ABC):  # noqa: B024 (an ABC for its virtual subclasses, 
                 try:
                     return msgspec.convert(value, variant.type, dec_hook=dec_hook)
                 except msgspec.ValidationError as exc:
-                    # Re-raised as ValueError so msgspec prefixes the outer path, which names the field.
+                    # msgspec prefixes a ValueError with the outer path, naming the field.
                     message, _, where = str(exc).partition(" - at `$")
                     inner = f" at `{where.rstrip('`').lstrip('.')}`" if where else ""
                     raise ValueError(f"{message}{inner} of {_type_name(variant.type)}") from None

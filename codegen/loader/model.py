@@ -83,7 +83,15 @@ class SchemaDocument:
         return ref[len(self.ref_prefix) :]
 
 
-_CONSTRAINT_KEYS = ("minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems", "pattern")
+_CONSTRAINT_KEYS = (
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "pattern",
+)
 
 
 def _escape(token: str) -> str:
@@ -116,10 +124,12 @@ def parse_node(raw: Any, pointer: str, problems: list[Problem]) -> Node:
         additional = parse_node(add_raw, f"{pointer}/additionalProperties", problems)
     items = parse_node(raw["items"], f"{pointer}/items", problems) if "items" in raw else None
     any_of = tuple(
-        parse_node(sub, f"{pointer}/anyOf/{i}", problems) for i, sub in enumerate(raw.get("anyOf", ()))
+        parse_node(sub, f"{pointer}/anyOf/{i}", problems)
+        for i, sub in enumerate(raw.get("anyOf", ()))
     )
     all_of = tuple(
-        parse_node(sub, f"{pointer}/allOf/{i}", problems) for i, sub in enumerate(raw.get("allOf", ()))
+        parse_node(sub, f"{pointer}/allOf/{i}", problems)
+        for i, sub in enumerate(raw.get("allOf", ()))
     )
     enum = raw.get("enum")
     return Node(
@@ -154,14 +164,17 @@ def parse_document(raw: Any, source: str) -> SchemaDocument:
     elif "definitions" in raw:
         key = "definitions"
     else:
-        problems.append(Problem(Level.ERROR, source, "no 'definitions' or '$defs' in the schema file"))
+        problems.append(
+            Problem(Level.ERROR, source, "no 'definitions' or '$defs' in the schema file")
+        )
         return SchemaDocument((), "#/definitions/", "", tuple(problems))
     defs_raw = raw[key]
     if not isinstance(defs_raw, Mapping) or not defs_raw:
         problems.append(Problem(Level.ERROR, source, f"'{key}' is empty or not an object"))
         return SchemaDocument((), f"#/{key}/", "", tuple(problems))
     definitions = tuple(
-        (name, parse_node(node, f"/{key}/{_escape(name)}", problems)) for name, node in defs_raw.items()
+        (name, parse_node(node, f"/{key}/{_escape(name)}", problems))
+        for name, node in defs_raw.items()
     )
     doc = SchemaDocument(definitions, f"#/{key}/", str(raw.get("$schema", "")), tuple(problems))
     return _check_refs(doc)

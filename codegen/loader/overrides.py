@@ -39,7 +39,8 @@ def load_overrides(revision: str) -> Overrides:
         return Overrides()
     table = tomllib.loads(entry.read_text(encoding="utf-8"))
     patches = tuple(
-        Patch(p["pointer"], p["expect"], p["value"], p.get("why", "")) for p in table.get("patch", ())
+        Patch(p["pointer"], p["expect"], p["value"], p.get("why", ""))
+        for p in table.get("patch", ())
     )
     return Overrides(
         patches=patches,
@@ -67,7 +68,7 @@ def apply_patches(raw: Any, patches: tuple[Patch, ...], revision: str) -> Any:
             current = node[int(last)] if isinstance(node, list) else node[last]
         except (KeyError, IndexError, ValueError, TypeError):
             raise GenerationError(
-                f"override for {revision}: {patch.pointer} does not exist in the schema; update the overrides"
+                f"override for {revision}: {patch.pointer} is missing; update the overrides"
             ) from None
         if current != patch.expect:
             raise GenerationError(

@@ -47,7 +47,8 @@ def load_manifest() -> dict[str, PinnedRevision]:
     """Return the pinned revisions of ``schema/manifest.toml``, oldest first."""
     table = tomllib.loads(schema_package_file("manifest.toml"))["revisions"]
     return {
-        name: PinnedRevision(name, entry["url"], entry["sha256"]) for name, entry in sorted(table.items())
+        name: PinnedRevision(name, entry["url"], entry["sha256"])
+        for name, entry in sorted(table.items())
     }
 
 
@@ -83,7 +84,7 @@ def _checked(pin: PinnedRevision, data: bytes, origin: str) -> SchemaSource:
 
 def _download(pin: PinnedRevision, target: Path) -> SchemaSource:
     try:
-        with urllib.request.urlopen(pin.url, timeout=DOWNLOAD_TIMEOUT_S) as response:  # noqa: S310
+        with urllib.request.urlopen(pin.url, timeout=DOWNLOAD_TIMEOUT_S) as response:
             data = response.read()
     except (urllib.error.URLError, OSError) as exc:
         raise GenerationError(

@@ -49,7 +49,9 @@ def build_revision(
         methods=methods,
         definition_names=tuple(class_name(name) for name, _ in doc.definitions),
         supports_batch=overrides.supports_batch,
-        typing_imports=_used(text, ("TYPE_CHECKING", "Annotated", "Any", "Literal", "TypeAlias"), types),
+        typing_imports=_used(
+            text, ("TYPE_CHECKING", "Annotated", "Any", "Literal", "TypeAlias"), types
+        ),
         msgspec_imports=_used(text, ("UNSET", "Meta", "UnsetType", "field"), types),
         runtime_imports=_used(text, ("Variant", "untagged_union"), types),
         extra_imports=(

@@ -18,7 +18,7 @@ class FieldIR:
 
     @property
     def assignment(self) -> str:
-        """The text after the annotation: ``= UNSET``, ``= field(default=UNSET, name="mimeType")``."""
+        """The text after the annotation: ``= UNSET`` or ``= field(default=UNSET, name=...)``."""
         if self.py_name != self.wire_name:
             default = f"default={self.default}, " if self.default is not None else ""
             return f' = field({default}name="{self.wire_name}")'
@@ -94,6 +94,7 @@ class MethodIR:
     @property
     def spec_args(self) -> str:
         """The keyword arguments of this row's ``MethodSpec(...)``, rendered."""
+
         def ref(name: str | None) -> str:
             return f"t.{name}" if name else "None"
 

@@ -58,12 +58,19 @@ def _collect(doc: SchemaDocument) -> tuple[dict[str, _Message], list[Problem]]:
         for name in names:
             method = _method_name(defs[name])
             if method is None:
-                problems.append(Problem(Level.ERROR, name, f"member of {union_name} has no const method"))
+                problems.append(
+                    Problem(Level.ERROR, name, f"member of {union_name} has no const method")
+                )
                 continue
             previous = found.get(method)
             senders = frozenset({sender}) | (previous.senders if previous else frozenset())
             found[method] = _Message(name, kind, senders)
     return found, problems
+
+
+def _sender(senders: frozenset[str]) -> Literal["client", "server"]:
+    """Return the single sender of a message sent by one side only."""
+    return "client" if "client" in senders else "server"
 
 
 def _result_of(
@@ -87,7 +94,9 @@ def _result_of(
     return None, False
 
 
-def build_methods(doc: SchemaDocument, types: TypesResult, overrides: Overrides) -> tuple[tuple[MethodIR, ...], tuple[Problem, ...]]:
+def build_methods(
+    doc: SchemaDocument, types: TypesResult, overrides: Overrides
+) -> tuple[tuple[MethodIR, ...], tuple[Problem, ...]]:
     """Build the method table: every method of the schema's unions with its types and flags."""
     defs = doc.definition_map()
     messages, problems = _collect(doc)
@@ -96,7 +105,9 @@ def build_methods(doc: SchemaDocument, types: TypesResult, overrides: Overrides)
         msg = messages[method]
         node = defs[msg.definition]
         params = node.property_map().get("params")
-        params_type = types.expressions[doc.ref_name(params.ref)].text if params and params.ref else None
+        params_type = (
+            types.expressions[doc.ref_name(params.ref)].text if params and params.ref else None
+        )
         if params is not None and params_type is None:
             params_type = _inline_params(types, class_name(msg.definition))
         result_type: str | None = None
@@ -105,11 +116,15 @@ def build_methods(doc: SchemaDocument, types: TypesResult, overrides: Overrides)
             result_def, input_required = _result_of(doc, msg.definition, method, overrides)
             if result_def is None or result_def not in defs:
                 problems.append(
-                    Problem(Level.ERROR, msg.definition, f"no result type for {method!r}; add it to [results]")
+                    Problem(
+                        Level.ERROR,
+                        msg.definition,
+                        f"no result type for {method!r}; add it to [results]",
+                    )
                 )
                 continue
             result_type = types.expressions[result_def].text
-        direction: Direction = "both" if len(msg.senders) == 2 else next(iter(msg.senders))  # type: ignore[assignment]
+        direction: Direction = "both" if len(msg.senders) == 2 else _sender(msg.senders)
         capability = overrides.capabilities.get(method)
         owner: Literal["receiver", "sender"] | None = None
         if capability is not None:
@@ -132,9 +147,13 @@ def build_methods(doc: SchemaDocument, types: TypesResult, overrides: Overrides)
             )
         )
     for method in sorted(set(overrides.capabilities) - set(messages)):
-        problems.append(Problem(Level.ERROR, "overrides", f"[capabilities] names unknown method {method!r}"))
+        problems.append(
+            Problem(Level.ERROR, "overrides", f"[capabilities] names unknown method {method!r}")
+        )
     for method in sorted(set(overrides.results) - set(messages)):
-        problems.append(Problem(Level.ERROR, "overrides", f"[results] names unknown method {method!r}"))
+        problems.append(
+            Problem(Level.ERROR, "overrides", f"[results] names unknown method {method!r}")
+        )
     return tuple(rows), tuple(problems)
 
 
@@ -150,7 +169,9 @@ def _inline_params(types: TypesResult, message_class: str) -> str | None:
 def _paginated(types: TypesResult, params_type: str | None, result_type: str | None) -> bool:
     """A method is paginated when its params take ``cursor`` and its result has ``nextCursor``."""
     wires = {s.name: {f.wire_name for f in s.fields} for s in types.structs}
-    return "cursor" in wires.get(params_type or "", set()) and "nextCursor" in wires.get(result_type or "", set())
+    return "cursor" in wires.get(params_type or "", set()) and "nextCursor" in wires.get(
+        result_type or "", set()
+    )
 
 
 def _check_capability(defs: dict[str, Node], method: str, path: str) -> list[Problem]:
@@ -161,4 +182,10 @@ def _check_capability(defs: dict[str, Node], method: str, path: str) -> list[Pro
             node = node.property_map().get(part) if node is not None else None
         if node is not None:
             return []
-    return [Problem(Level.ERROR, "overrides", f"capability {path!r} of {method!r} is in no capabilities object")]
+    return [
+        Problem(
+            Level.ERROR,
+            "overrides",
+            f"capability {path!r} of {method!r} is in no capabilities object",
+        )
+    ]

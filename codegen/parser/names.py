@@ -8,7 +8,9 @@ import re
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NOT_IDENT = re.compile(r"[^0-9A-Za-z_]+")
 # Names that would shadow what the generated modules themselves use.
-_RESERVED = frozenset({"msgspec", "field", "Meta", "UNSET", "UnsetType", "Any", "Literal", "Annotated"})
+_RESERVED = frozenset(
+    {"msgspec", "field", "Meta", "UNSET", "UnsetType", "Any", "Literal", "Annotated"}
+)
 
 
 def snake_case(wire_name: str) -> str:
@@ -24,7 +26,7 @@ def snake_case(wire_name: str) -> str:
 
 
 def pascal_case(text: str) -> str:
-    """Return a PascalCase class-name fragment for any schema text (``list_changed`` -> ``ListChanged``)."""
+    """Return a PascalCase class-name fragment (``list_changed`` -> ``ListChanged``)."""
     parts = [p for p in re.split(r"[^0-9A-Za-z]+", _WORD_BOUNDARY.sub("_", text)) if p]
     name = "".join(p[:1].upper() + p[1:] for p in parts) or "Value"
     return f"N{name}" if name[0].isdigit() else name
@@ -43,5 +45,5 @@ def module_name(revision: str) -> str:
 
 
 def method_attr(method: str) -> str:
-    """Return the Python name of a method (``notifications/tools/list_changed`` -> ``notifications_tools_list_changed``)."""
+    """Return the Python name of a method (``tools/list_changed`` -> ``tools_list_changed``)."""
     return snake_case(method.replace("/", "_"))

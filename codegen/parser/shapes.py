@@ -8,6 +8,8 @@ from typing import Any
 
 from .ir import VariantIR
 
+__all__ = ["TypeExpr", "VariantIR"]
+
 
 @dataclass(frozen=True)
 class TypeExpr:
@@ -45,7 +47,9 @@ def scalar(text: str, shape: str) -> TypeExpr:
     return TypeExpr(text, shape, VariantIR(text, kind, (), ()))  # type: ignore[arg-type]
 
 
-def struct(name: str, required: tuple[str, ...], consts: dict[str, Any], tag_field: str | None) -> TypeExpr:
+def struct(
+    name: str, required: tuple[str, ...], consts: dict[str, Any], tag_field: str | None
+) -> TypeExpr:
     """Return a reference to a generated Struct."""
     tag = consts.get(tag_field) if tag_field else None
     rendered = tuple((k, repr(v)) for k, v in sorted(consts.items()))
@@ -60,10 +64,15 @@ def struct(name: str, required: tuple[str, ...], consts: dict[str, Any], tag_fie
 
 def literal(values: tuple[Any, ...]) -> TypeExpr:
     """Return a ``Literal[...]`` for const and enum values."""
-    text = "Literal[" + ", ".join(json.dumps(v) if isinstance(v, str) else repr(v) for v in values) + "]"
+    text = (
+        "Literal["
+        + ", ".join(json.dumps(v) if isinstance(v, str) else repr(v) for v in values)
+        + "]"
+    )
     kinds = {type(v) for v in values}
     shape = "str" if kinds == {str} else "int" if kinds == {int} else "any"
-    return TypeExpr(text, f"literal-{shape}", VariantIR(text, _KIND_OF_SHAPE.get(shape, "any"), (), ()))  # type: ignore[arg-type]
+    kind = _KIND_OF_SHAPE.get(shape, "any")
+    return TypeExpr(text, f"literal-{shape}", VariantIR(text, kind, (), ()))  # type: ignore[arg-type]
 
 
 def _flatten(members: list[TypeExpr]) -> list[TypeExpr]:

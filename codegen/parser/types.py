@@ -76,10 +76,12 @@ class _Builder:
         self.aliases: dict[str, AliasIR | UnionIR] = {}
         self.union_names: dict[tuple[str, ...], str] = {}
         self.taken: set[str] = {class_name(n) for n in self.defs}
-        # 2024-11-05 has a definition named ``Annotated``; typing's is then imported as ``_Annotated``.
+        # 2024-11-05 defines ``Annotated``; typing's is then imported as ``_Annotated``.
         self.annotated = "_Annotated" if "Annotated" in self.taken else "Annotated"
         for clash in sorted(self.taken & HELPER_NAMES):
-            self.problems.append(Problem(Level.ERROR, clash, "definition name clashes with a generated helper name"))
+            self.problems.append(
+                Problem(Level.ERROR, clash, "definition name clashes with a generated helper name")
+            )
 
     # -- helpers over nodes -------------------------------------------------
     def deref(self, node: Node) -> Node:
@@ -127,7 +129,9 @@ class _Builder:
             candidate = f"{name}{n}"
             n += 1
         if candidate != name:
-            self.problems.append(Problem(Level.WARNING, name, f"name taken; inline type named {candidate}"))
+            self.problems.append(
+                Problem(Level.WARNING, name, f"name taken; inline type named {candidate}")
+            )
         self.taken.add(candidate)
         return candidate
 
@@ -203,8 +207,12 @@ class _Builder:
             if not members or len(members) < 2:
                 continue
             consts = [self.required_consts(m) for m in members]
-            common = set.intersection(*(set(k for k, v in c.items() if isinstance(v, str)) for c in consts))
-            ordered = [k for k in TAG_PREFERENCE if k in common] + sorted(common - set(TAG_PREFERENCE))
+            common = set.intersection(
+                *(set(k for k, v in c.items() if isinstance(v, str)) for c in consts)
+            )
+            ordered = [k for k in TAG_PREFERENCE if k in common] + sorted(
+                common - set(TAG_PREFERENCE)
+            )
             for key in ordered:
                 values = [c[key] for c in consts]
                 if len(set(values)) != len(values):
@@ -217,9 +225,11 @@ class _Builder:
         for cls in self.struct_nodes:
             if cls in self.tags:
                 continue
-            string_consts = {k: v for k, v in self.required_consts(cls).items() if isinstance(v, str)}
+            string_consts = {
+                k: v for k, v in self.required_consts(cls).items() if isinstance(v, str)
+            }
             if len(string_consts) == 1:
-                (key, value), = string_consts.items()
+                ((key, value),) = string_consts.items()
                 self.tags[cls] = (key, value)
 
     # -- pass 3: render -----------------------------------------------------
@@ -273,7 +283,11 @@ class _Builder:
             return self.union(members, context, union_name)
         kind = node.types[0] if node.types else ("object" if node.has_properties else None)
         if kind == "array":
-            item = self.expr(node.items, context + "Item") if node.items else shapes.scalar("Any", "any")
+            item = (
+                self.expr(node.items, context + "Item")
+                if node.items
+                else shapes.scalar("Any", "any")
+            )
             return shapes.scalar(self.constrained(f"list[{item.text}]", node), "list")
         if kind == "object":
             value = (
@@ -282,7 +296,13 @@ class _Builder:
                 else shapes.scalar("Any", "any")
             )
             return shapes.scalar(f"dict[str, {value.text}]", "dict")
-        prim = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
+        prim = {
+            "string": "str",
+            "integer": "int",
+            "number": "float",
+            "boolean": "bool",
+            "null": "None",
+        }
         if kind in prim:
             py = prim[kind]
             return shapes.scalar(self.constrained(py, node), "null" if py == "None" else py)
@@ -304,7 +324,9 @@ class _Builder:
             if len(flat) == 1:
                 return flat[0]
             text = " | ".join(m.text for m in flat)
-            return TypeExpr(text, "union", shapes.VariantIR(text, "any", (), ()), members=tuple(flat))
+            return TypeExpr(
+                text, "union", shapes.VariantIR(text, "any", (), ()), members=tuple(flat)
+            )
         key = tuple(m.text for m in flat)
         name = union_name or self.union_names.get(key)
         if name is None:
@@ -349,7 +371,11 @@ class _Builder:
             args += [f"tag_field={json.dumps(tag[0])}", f"tag={json.dumps(tag[1])}"]
         if has_const_default:
             args.append("omit_defaults=False")
-        doc = node.description or self.struct_docs.get(cls) or f"The `{cls}` object of the MCP schema."
+        doc = (
+            node.description
+            or self.struct_docs.get(cls)
+            or f"The `{cls}` object of the MCP schema."
+        )
         return StructIR(cls, _doc(doc, cls), tuple(fields), ", ".join(args), node.pointer)
 
 

@@ -28,7 +28,7 @@ class MethodSpec:
     capability: str | None = None
     """The capability that gates the method (dotted path), if any."""
     capability_owner: Literal["receiver", "sender"] | None = None
-    """Whose capabilities hold ``capability``: the receiver's for requests, the sender's for notifications."""
+    """Whose capabilities hold it: the receiver's (requests) or the sender's (notifications)."""
     input_required: bool = False
     """Whether the result may instead be an ``InputRequiredResult`` (stateless revision)."""
 
