@@ -33,7 +33,8 @@ def build_ir(source: SchemaSource) -> tuple[RevisionIR, list[Problem]]:
     errors = [p for p in problems if p.level is Level.ERROR]
     if errors:
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise GenerationError(f"schema {source.origin} cannot be generated: {errors[0]}{more}")
+        first = f"{errors[0].where}: {errors[0].message}"
+        raise GenerationError(f"schema {source.origin} cannot be generated: {first}{more}")
     return ir, [p for p in problems if p.level is Level.WARNING]
 
 

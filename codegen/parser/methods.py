@@ -114,6 +114,16 @@ def build_methods(
         input_required = False
         if msg.kind == "request":
             result_def, input_required = _result_of(doc, msg.definition, method, overrides)
+            if result_def is None and "EmptyResult" in defs:
+                # The schema names no result: the spec's convention is the empty result.
+                result_def = "EmptyResult"
+                problems.append(
+                    Problem(
+                        Level.WARNING,
+                        msg.definition,
+                        f"no result type named for {method!r}; using EmptyResult",
+                    )
+                )
             if result_def is None or result_def not in defs:
                 problems.append(
                     Problem(

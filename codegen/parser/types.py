@@ -14,8 +14,9 @@ from .ir import AliasIR, FieldIR, StructIR, UnionIR
 from .names import class_name, pascal_case, snake_case
 from .shapes import TypeExpr
 
-# Fields whose wire value is an open metadata bag: kept whole as a dict so no key is lost.
-OPEN_MAP_FIELDS = frozenset({"_meta"})
+# Fields kept whole as ``dict[str, Any]`` so no key is lost: ``_meta`` is an open metadata bag,
+# a tool's ``inputSchema``/``outputSchema`` is a JSON Schema document (any keyword may appear).
+OPEN_MAP_FIELDS = frozenset({"_meta", "inputSchema", "outputSchema"})
 # Names the generated types module defines or imports besides the schema's own.
 HELPER_NAMES = frozenset(
     {"Any", "Literal", "Meta", "UNSET", "UnsetType", "field", "TypeAlias", "TYPE_CHECKING"}
@@ -119,8 +120,15 @@ class _Builder:
         )
 
     def is_struct(self, node: Node) -> bool:
-        """Whether a node becomes a Struct: an object with at least one property."""
-        return bool(self.merged(node).properties)
+        """Whether a node becomes a Struct: an object with properties and no open extra members.
+
+        An object that declares ``additionalProperties: {}`` next to its properties (``Result``,
+        generic ``params``) carries members the schema does not name; a Struct would drop
+        them, so it stays a ``dict``.
+        """
+        merged = self.merged(node)
+        open_extra = isinstance(merged.additional, Node) and merged.additional.is_any
+        return bool(merged.properties) and not open_extra
 
     def unique(self, name: str) -> str:
         """Return ``name``, suffixed if a definition or earlier inline type took it."""
@@ -295,7 +303,16 @@ class _Builder:
                 if isinstance(node.additional, Node)
                 else shapes.scalar("Any", "any")
             )
-            return shapes.scalar(f"dict[str, {value.text}]", "dict")
+            mapping = shapes.scalar(f"dict[str, {value.text}]", "dict")
+            if node.properties and union_name is None:
+                # An open object that names some members: a named alias keeps its intent visible.
+                name = self.unique(context)
+                names = ", ".join(f"`{p}`" for p, _ in node.properties)
+                doc = _doc(node.description, f"An open object; the schema names {names}.")
+                self.aliases[name] = AliasIR(name, doc, mapping.text)
+                named = replace(mapping.variant, annotation=name)
+                return replace(mapping, text=name, variant=named)
+            return mapping
         prim = {
             "string": "str",
             "integer": "int",

@@ -1,0 +1,1 @@
+"""mcpgen tests."""
