@@ -1,4 +1,4 @@
-"""Generator units and functional tests on tiny inline schemas: names, unions, overrides, sources."""
+"""Generator units and functional tests on tiny inline schemas: names, unions, overrides."""
 
 from __future__ import annotations
 
