@@ -7,6 +7,7 @@ import re
 from ..errors import Problem
 from ..loader.model import SchemaDocument
 from ..loader.overrides import Overrides
+from .implicit import inherit_base_params
 from .ir import RevisionIR, UnionIR
 from .methods import build_methods
 from .names import class_name, module_name
@@ -33,6 +34,7 @@ def build_revision(
     revision: str, sha256: str, version: str, doc: SchemaDocument, overrides: Overrides
 ) -> tuple[RevisionIR, tuple[Problem, ...]]:
     """Build the IR of one revision from its typed schema and overrides."""
+    doc = inherit_base_params(doc)
     types = build_types(doc)
     methods, method_problems = build_methods(doc, types, overrides)
     text = " ".join(

@@ -64,6 +64,8 @@ class CallToolRequestParams(MCPStruct, kw_only=True):
 
     name: str
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+
 
 class CallToolResult(MCPStruct, kw_only=True):
     """The server's response to a tool call.
@@ -113,6 +115,9 @@ class CancelledNotificationParams(MCPStruct, kw_only=True):
 
     This MUST correspond to the ID of a request previously issued in the same direction."""
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications."""
+
 
 class ClientCapabilities(MCPStruct, kw_only=True):
     """Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities."""
@@ -147,6 +152,8 @@ class CompleteRequestParams(MCPStruct, kw_only=True):
     """The argument's information"""
 
     ref: PromptReference | ResourceReference
+
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
 
 
 class CompleteRequestParamsArgument(MCPStruct, kw_only=True):
@@ -215,6 +222,8 @@ class CreateMessageRequestParams(MCPStruct, kw_only=True):
 
     temperature: float | UnsetType = UNSET
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+
 
 class CreateMessageResult(MCPStruct, kw_only=True):
     """The client's response to a sampling/create_message request from the server. The client should inform the user before returning the sampled message, to allow them to inspect the response (human in the loop) and decide whether to allow the server to see it."""
@@ -275,6 +284,8 @@ class GetPromptRequestParams(MCPStruct, kw_only=True):
 
     name: str
     """The name of the prompt or prompt template."""
+
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
 
 
 class GetPromptResult(MCPStruct, kw_only=True):
@@ -342,6 +353,8 @@ class InitializeRequestParams(MCPStruct, kw_only=True):
 
     protocol_version: str = field(name="protocolVersion")
     """The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well."""
+
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
 
 
 class InitializeResult(MCPStruct, kw_only=True):
@@ -436,6 +449,8 @@ class ListPromptsRequestParams(MCPStruct, kw_only=True):
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+
 
 class ListPromptsResult(MCPStruct, kw_only=True):
     """The server's response to a prompts/list request from the client."""
@@ -465,6 +480,8 @@ class ListResourceTemplatesRequestParams(MCPStruct, kw_only=True):
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+
 
 class ListResourceTemplatesResult(MCPStruct, kw_only=True):
     """The server's response to a resources/templates/list request from the client."""
@@ -491,6 +508,8 @@ class ListResourcesRequestParams(MCPStruct, kw_only=True):
     cursor: str | UnsetType = UNSET
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
+
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
 
 
 class ListResourcesResult(MCPStruct, kw_only=True):
@@ -542,6 +561,8 @@ class ListToolsRequestParams(MCPStruct, kw_only=True):
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+
 
 class ListToolsResult(MCPStruct, kw_only=True):
     """The server's response to a tools/list request from the client."""
@@ -575,6 +596,9 @@ class LoggingMessageNotificationParams(MCPStruct, kw_only=True):
 
     logger: str | UnsetType = UNSET
     """An optional name of the logger issuing this message."""
+
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications."""
 
 
 class ModelHint(MCPStruct, kw_only=True):
@@ -700,6 +724,9 @@ class ProgressNotificationParams(MCPStruct, kw_only=True):
     total: float | UnsetType = UNSET
     """Total number of items to process (or total progress required), if known."""
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications."""
+
 
 class Prompt(MCPStruct, kw_only=True):
     """A prompt or prompt template that the server offers."""
@@ -765,6 +792,8 @@ class ReadResourceRequestParams(MCPStruct, kw_only=True):
 
     uri: str
     """The URI of the resource to read. The URI can use any protocol; it is up to the server how to interpret it."""
+
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
 
 
 class ReadResourceResult(MCPStruct, kw_only=True):
@@ -904,6 +933,9 @@ class ResourceUpdatedNotificationParams(MCPStruct, kw_only=True):
     uri: str
     """The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to."""
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications."""
+
 
 class Root(MCPStruct, kw_only=True):
     """Represents a root directory or file that the server can operate on."""
@@ -993,6 +1025,8 @@ class SetLevelRequestParams(MCPStruct, kw_only=True):
     level: LoggingLevel
     """The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message."""
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+
 
 class SubscribeRequest(MCPStruct, kw_only=True, tag_field="method", tag="resources/subscribe"):
     """Sent from the client to request resources/updated notifications from the server whenever a particular resource changes."""
@@ -1005,6 +1039,8 @@ class SubscribeRequestParams(MCPStruct, kw_only=True):
 
     uri: str
     """The URI of the resource to subscribe to. The URI can use any protocol; it is up to the server how to interpret it."""
+
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
 
 
 class TextContent(MCPStruct, kw_only=True, tag_field="type", tag="text"):
@@ -1077,6 +1113,8 @@ class UnsubscribeRequestParams(MCPStruct, kw_only=True):
 
     uri: str
     """The URI of the resource to unsubscribe from."""
+
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
 
 
 ClientNotification: TypeAlias = (

@@ -109,6 +109,9 @@ class CallToolRequestParams(MCPStruct, kw_only=True):
 
     name: str
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+
 
 class CallToolResult(MCPStruct, kw_only=True):
     """The server's response to a tool call."""
@@ -162,6 +165,9 @@ class CancelledNotificationParams(MCPStruct, kw_only=True):
 
     This MUST correspond to the ID of a request previously issued in the same direction."""
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+
 
 class ClientCapabilities(MCPStruct, kw_only=True):
     """Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities."""
@@ -202,6 +208,9 @@ class CompleteRequestParams(MCPStruct, kw_only=True):
     """Additional, optional context for completions"""
 
     ref: PromptReference | ResourceTemplateReference
+
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class CompleteRequestParamsArgument(MCPStruct, kw_only=True):
@@ -279,6 +288,9 @@ class CreateMessageRequestParams(MCPStruct, kw_only=True):
 
     temperature: float | UnsetType = UNSET
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+
 
 class CreateMessageResult(MCPStruct, kw_only=True):
     """The client's response to a sampling/create_message request from the server. The client should inform the user before returning the sampled message, to allow them to inspect the response (human in the loop) and decide whether to allow the server to see it."""
@@ -313,6 +325,9 @@ class ElicitRequestParams(MCPStruct, kw_only=True):
     requested_schema: ElicitRequestParamsRequestedSchema = field(name="requestedSchema")
     """A restricted subset of JSON Schema.
     Only top-level properties are allowed, without nesting."""
+
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ElicitRequestParamsRequestedSchema(MCPStruct, kw_only=True, tag_field="type", tag="object"):
@@ -383,6 +398,9 @@ class GetPromptRequestParams(MCPStruct, kw_only=True):
     name: str
     """The name of the prompt or prompt template."""
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+
 
 class GetPromptResult(MCPStruct, kw_only=True):
     """The server's response to a prompts/get request from the client."""
@@ -446,6 +464,9 @@ class InitializeRequestParams(MCPStruct, kw_only=True):
 
     protocol_version: str = field(name="protocolVersion")
     """The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well."""
+
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class InitializeResult(MCPStruct, kw_only=True):
@@ -540,6 +561,9 @@ class ListPromptsRequestParams(MCPStruct, kw_only=True):
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+
 
 class ListPromptsResult(MCPStruct, kw_only=True):
     """The server's response to a prompts/list request from the client."""
@@ -569,6 +593,9 @@ class ListResourceTemplatesRequestParams(MCPStruct, kw_only=True):
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+
 
 class ListResourceTemplatesResult(MCPStruct, kw_only=True):
     """The server's response to a resources/templates/list request from the client."""
@@ -595,6 +622,9 @@ class ListResourcesRequestParams(MCPStruct, kw_only=True):
     cursor: str | UnsetType = UNSET
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
+
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ListResourcesResult(MCPStruct, kw_only=True):
@@ -646,6 +676,9 @@ class ListToolsRequestParams(MCPStruct, kw_only=True):
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+
 
 class ListToolsResult(MCPStruct, kw_only=True):
     """The server's response to a tools/list request from the client."""
@@ -679,6 +712,9 @@ class LoggingMessageNotificationParams(MCPStruct, kw_only=True):
 
     logger: str | UnsetType = UNSET
     """An optional name of the logger issuing this message."""
+
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ModelHint(MCPStruct, kw_only=True):
@@ -821,6 +857,9 @@ class ProgressNotificationParams(MCPStruct, kw_only=True):
     total: float | UnsetType = UNSET
     """Total number of items to process (or total progress required), if known."""
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+
 
 class Prompt(MCPStruct, kw_only=True):
     """A prompt or prompt template that the server offers."""
@@ -913,6 +952,9 @@ class ReadResourceRequestParams(MCPStruct, kw_only=True):
 
     uri: str
     """The URI of the resource to read. The URI can use any protocol; it is up to the server how to interpret it."""
+
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ReadResourceResult(MCPStruct, kw_only=True):
@@ -1083,6 +1125,9 @@ class ResourceUpdatedNotificationParams(MCPStruct, kw_only=True):
     uri: str
     """The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to."""
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+
 
 class Root(MCPStruct, kw_only=True):
     """Represents a root directory or file that the server can operate on."""
@@ -1178,6 +1223,9 @@ class SetLevelRequestParams(MCPStruct, kw_only=True):
     level: LoggingLevel
     """The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message."""
 
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+
 
 class StringSchema(MCPStruct, kw_only=True, tag_field="type", tag="string"):
     """The `StringSchema` object of the MCP schema."""
@@ -1204,6 +1252,9 @@ class SubscribeRequestParams(MCPStruct, kw_only=True):
 
     uri: str
     """The URI of the resource to subscribe to. The URI can use any protocol; it is up to the server how to interpret it."""
+
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class TextContent(MCPStruct, kw_only=True, tag_field="type", tag="text"):
@@ -1332,6 +1383,9 @@ class UnsubscribeRequestParams(MCPStruct, kw_only=True):
 
     uri: str
     """The URI of the resource to unsubscribe from."""
+
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
+    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 ClientNotification: TypeAlias = (

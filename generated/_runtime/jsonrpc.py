@@ -1,0 +1,477 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
+"""A sans-I/O JSON-RPC 2.0 session for MCP, modelled on h11: frames in, events out, bytes to send.
+
+``Session.receive(frame)`` takes the bytes of one JSON value (one stdio line, one HTTP body)
+and returns events; ``data_to_send()`` returns the frames the session queued (our requests,
+notifications and responses, and the error responses it sent on its own). No sockets, no
+threads, no asyncio: the caller moves the bytes.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+import msgspec
+from msgspec import UNSET, Raw, UnsetType
+
+from .codec import decoder
+from .errors import (
+    INTERNAL_ERROR,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    ErrorObject,
+    LocalProtocolError,
+    RemoteProtocolError,
+)
+from .events import (
+    Cancelled,
+    ErrorResponse,
+    Event,
+    InvalidResponse,
+    Notification,
+    Progress,
+    ProgressToken,
+    ProtocolViolation,
+    Request,
+    RequestId,
+    Response,
+)
+from .methods import MethodSpec
+from .wire import (
+    ENCODER,
+    ENVELOPE_DECODER,
+    ERROR_DECODER,
+    FRAME_DECODER,
+    Envelope,
+    OutError,
+    OutRequest,
+    OutResult,
+    as_id,
+    decode_params,
+    encode_frame,
+    id_of,
+    is_id,
+    progress_frame,
+    read_token,
+    with_progress_token,
+)
+
+DEFAULT_MAX_FRAME_SIZE: Final = 4 * 1024 * 1024
+"""Frames longer than this many bytes are refused unparsed unless the session says otherwise."""
+_RECENT_LIMIT: Final = 1024
+
+
+class _Recent:
+    """A bounded set that forgets its oldest members (ids of cancelled requests)."""
+
+    def __init__(self, limit: int = _RECENT_LIMIT) -> None:
+        self._items: OrderedDict[Hashable, None] = OrderedDict()
+        self._limit = limit
+
+    def add(self, item: Hashable) -> None:
+        """Remember ``item``, forgetting the oldest member when full."""
+        self._items[item] = None
+        while len(self._items) > self._limit:
+            self._items.popitem(last=False)
+
+    def take(self, item: Hashable) -> bool:
+        """Forget ``item``; return whether it was remembered."""
+        return self._items.pop(item, UNSET) is not UNSET
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._items
+
+
+class _Batch:
+    """The answers owed for one incoming batch, sent as one array when all are known."""
+
+    def __init__(self) -> None:
+        self.entries: list[bytes | None] = []
+        self.pending = 0
+        self.open = True
+
+
+@dataclass(slots=True)
+class _Outgoing:
+    """One of our requests awaiting its response."""
+
+    spec: MethodSpec
+    progress_token: ProgressToken | None
+
+
+@dataclass(slots=True)
+class _Incoming:
+    """One of the peer's requests awaiting our response."""
+
+    method: str
+    progress_token: ProgressToken | None
+    batch: _Batch | None
+    slot: int
+
+
+class Session:
+    """One side (client or server) of an MCP JSON-RPC connection, without any I/O."""
+
+    def __init__(
+        self,
+        methods: Mapping[str, MethodSpec],
+        *,
+        role: Literal["client", "server"],
+        batch: bool = False,
+        max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+    ) -> None:
+        if role not in ("client", "server"):
+            raise LocalProtocolError(f"role must be 'client' or 'server', not {role!r}")
+        self.methods = methods
+        self.role = role
+        self.batch = batch
+        """Whether incoming batches are accepted (the revision's ``SUPPORTS_BATCH``)."""
+        self.max_frame_size = max_frame_size
+        self._peer: Final = "server" if role == "client" else "client"
+        self._next_id = 1
+        self._outgoing: dict[int, _Outgoing] = {}
+        self._out_tokens: dict[ProgressToken, int] = {}
+        self._incoming: dict[RequestId, _Incoming] = {}
+        self._in_tokens: dict[ProgressToken, RequestId] = {}
+        self._cancelled_out = _Recent()
+        self._cancelled_in = _Recent()
+        self._cancelled_tokens = _Recent()
+        self._queue: list[bytes] = []
+
+    # -- state -------------------------------------------------------------------------------
+
+    @property
+    def pending_requests(self) -> frozenset[int]:
+        """Ids of our requests still waiting for a response."""
+        return frozenset(self._outgoing)
+
+    @property
+    def requests_in_flight(self) -> frozenset[RequestId]:
+        """Ids of the peer's requests we have not answered (nor seen cancelled)."""
+        return frozenset(self._incoming)
+
+    def data_to_send(self) -> list[bytes]:
+        """Return the frames queued since the last call, oldest first, and forget them."""
+        frames, self._queue = self._queue, []
+        return frames
+
+    # -- incoming ----------------------------------------------------------------------------
+
+    def receive(self, frame: bytes) -> list[Event]:
+        """Process one incoming frame (one JSON value) and return what it meant."""
+        events: list[Event] = []
+        if len(frame) > self.max_frame_size:
+            message = f"Frame of {len(frame)} bytes exceeds the limit of {self.max_frame_size}"
+            self._refuse(events, RemoteProtocolError(message), None, None)
+            return events
+        try:
+            value = FRAME_DECODER.decode(frame)
+        except msgspec.ValidationError as exc:
+            self._refuse(events, RemoteProtocolError(f"Invalid request: {exc}"), id_of(frame), None)
+            return events
+        except msgspec.DecodeError as exc:
+            self._refuse(
+                events, RemoteProtocolError(f"Parse error: {exc}", PARSE_ERROR), None, None
+            )
+            return events
+        if isinstance(value, Envelope):
+            self._dispatch(value, events, None)
+        elif not self.batch:
+            error = RemoteProtocolError("Invalid request: batches are not supported")
+            self._refuse(events, error, None, None)
+        elif not value:
+            self._refuse(events, RemoteProtocolError("Invalid request: empty batch"), None, None)
+        else:
+            batch = _Batch()
+            for raw in value:
+                try:
+                    envelope = ENVELOPE_DECODER.decode(raw)
+                except msgspec.ValidationError as exc:
+                    error = RemoteProtocolError(f"Invalid request: {exc}")
+                    self._refuse(events, error, id_of(raw), batch)
+                else:
+                    self._dispatch(envelope, events, batch)
+            batch.open = False
+            self._flush(batch)
+        return events
+
+    def _dispatch(self, env: Envelope, events: list[Event], batch: _Batch | None) -> None:
+        """Classify one decoded message and handle it."""
+        id_ = as_id(env.id)
+        if env.jsonrpc != "2.0":
+            self._refuse(
+                events, RemoteProtocolError('Invalid request: "jsonrpc" must be "2.0"'), id_, batch
+            )
+        elif not isinstance(env.method, UnsetType):
+            if env.result is not UNSET or env.error is not UNSET:
+                message = "Invalid request: a request must not carry result or error"
+                self._refuse(events, RemoteProtocolError(message), id_, batch)
+            elif env.id is UNSET:
+                self._on_notification(env.method, env.params, events)
+            elif id_ is None:
+                message = "Invalid request: a request id must be a string or an integer"
+                self._refuse(events, RemoteProtocolError(message), None, batch)
+            else:
+                self._on_request(id_, env.method, env.params, events, batch)
+        elif env.result is not UNSET and env.error is not UNSET:
+            message = "Invalid request: a response must not carry both result and error"
+            self._refuse(events, RemoteProtocolError(message), id_, batch)
+        elif not isinstance(env.result, UnsetType):
+            if id_ is None:
+                message = "Invalid request: a response needs the id of its request"
+                self._refuse(events, RemoteProtocolError(message), None, batch)
+            else:
+                self._on_response(id_, env.result, None, events)
+        elif not isinstance(env.error, UnsetType):
+            self._on_response(id_, None, env.error, events)
+        else:
+            message = "Invalid request: a message needs a method, a result or an error"
+            self._refuse(events, RemoteProtocolError(message), id_, batch)
+
+    def _peer_may_send(self, spec: MethodSpec | None, kind: str) -> bool:
+        return spec is not None and spec.kind == kind and spec.direction in (self._peer, "both")
+
+    def _on_request(
+        self,
+        id_: RequestId,
+        method: str,
+        raw: Raw | UnsetType,
+        events: list[Event],
+        b: _Batch | None,
+    ) -> None:
+        """Check, decode and register one incoming request."""
+        spec = self.methods.get(method)
+        if id_ in self._incoming:
+            error = RemoteProtocolError(f"Invalid request: request id {id_!r} is already in flight")
+        elif not self._peer_may_send(spec, "request"):
+            error = RemoteProtocolError(f"Method not found: {method}", METHOD_NOT_FOUND)
+        else:
+            assert spec is not None
+            try:
+                params = decode_params(spec, raw)
+                token = read_token(raw)
+            except RemoteProtocolError as exc:
+                error = exc
+            else:
+                if b is not None:
+                    b.entries.append(None)
+                    b.pending += 1
+                slot = len(b.entries) - 1 if b is not None else -1
+                self._incoming[id_] = _Incoming(method, token, b, slot)
+                if token is not None:
+                    self._in_tokens[token] = id_
+                events.append(Request(id_, method, params, token))
+                return
+        self._refuse(events, error, id_, b)
+
+    def _on_notification(self, method: str, raw: Raw | UnsetType, events: list[Event]) -> None:
+        """Decode one incoming notification; unknown ones are ignored, bad ones recorded."""
+        spec = self.methods.get(method)
+        if spec is None or not self._peer_may_send(spec, "notification"):
+            return
+        try:
+            params = decode_params(spec, raw)
+        except RemoteProtocolError as exc:
+            events.append(ProtocolViolation(exc))
+            return
+        if method == "notifications/cancelled":
+            self._on_cancelled(params, events)
+        elif method == "notifications/progress":
+            token = as_id(getattr(params, "progress_token", None))
+            ours = None if token is None else self._out_tokens.get(token)
+            if ours is not None:  # progress for a finished or unknown request is dropped
+                events.append(Progress(ours, params))
+        else:
+            events.append(Notification(method, params))
+
+    def _on_cancelled(self, params: Any, events: list[Event]) -> None:
+        """Mark an incoming request cancelled; unknown ids and ``initialize`` are ignored."""
+        request_id = as_id(getattr(params, "request_id", None))
+        entry = None if request_id is None else self._incoming.get(request_id)
+        if request_id is None or entry is None or entry.method == "initialize":
+            return
+        del self._incoming[request_id]
+        self._cancelled_in.add(request_id)
+        if entry.progress_token is not None:
+            self._in_tokens.pop(entry.progress_token, None)
+            self._cancelled_tokens.add(entry.progress_token)
+        self._settle(entry, None)
+        reason = getattr(params, "reason", None)
+        events.append(Cancelled(request_id, reason if isinstance(reason, str) else None))
+
+    def _on_response(
+        self, id_: RequestId | None, result: Raw | None, raw_error: Raw | None, events: list[Event]
+    ) -> None:
+        """Correlate a response with our request and decode it."""
+        pending = self._outgoing.pop(id_, None) if isinstance(id_, int) else None
+        if pending is None:
+            if id_ is not None and self._cancelled_out.take(id_):
+                return  # the late answer to a request we cancelled
+            if raw_error is not None and id_ is None:
+                try:
+                    error = ERROR_DECODER.decode(raw_error)
+                except msgspec.ValidationError as exc:
+                    events.append(ProtocolViolation(RemoteProtocolError(f"Invalid error: {exc}")))
+                else:
+                    events.append(ErrorResponse(None, None, error))
+                return
+            message = f"Response to unknown request id {id_!r}"
+            events.append(ProtocolViolation(RemoteProtocolError(message), id_))
+            return
+        assert isinstance(id_, int)
+        if pending.progress_token is not None:
+            self._out_tokens.pop(pending.progress_token, None)
+        method = pending.spec.method
+        try:
+            if raw_error is not None:
+                events.append(ErrorResponse(id_, method, ERROR_DECODER.decode(raw_error)))
+            else:
+                assert result is not None
+                events.append(Response(id_, method, decoder(pending.spec.result).decode(result)))
+        except msgspec.ValidationError as exc:
+            kind = "error" if raw_error is not None else "result"
+            events.append(
+                InvalidResponse(id_, method, RemoteProtocolError(f"Invalid {kind}: {exc}"))
+            )
+
+    def _refuse(
+        self,
+        events: list[Event],
+        error: RemoteProtocolError,
+        id_: RequestId | None,
+        b: _Batch | None,
+    ) -> None:
+        """Queue the error response for a bad message and record the violation."""
+        events.append(ProtocolViolation(error, id_))
+        frame = ENCODER.encode(OutError("2.0", id_, error.error_object()))
+        if b is None:
+            self._queue.append(frame)
+        else:
+            b.entries.append(frame)
+
+    # -- outgoing ----------------------------------------------------------------------------
+
+    def _spec_we_send(self, method: str, kind: str) -> MethodSpec:
+        spec = self.methods.get(method)
+        if spec is None:
+            raise LocalProtocolError(f"unknown method {method!r}")
+        if spec.kind != kind:
+            raise LocalProtocolError(f"{method!r} is a {spec.kind}, not a {kind}")
+        if spec.direction not in (self.role, "both"):
+            raise LocalProtocolError(f"a {self.role} may not send {method!r}")
+        return spec
+
+    def send_request(
+        self, method: str, params: Any = None, *, progress_token: ProgressToken | None = None
+    ) -> int:
+        """Queue a request and return its id (ints, increasing from 1)."""
+        spec = self._spec_we_send(method, "request")
+        if params is None and spec.params_required and progress_token is None:
+            raise LocalProtocolError(f"{method!r} requires params")
+        if progress_token is not None:
+            if not is_id(progress_token):
+                raise LocalProtocolError("a progress token must be a string or an integer")
+            if progress_token in self._out_tokens:
+                raise LocalProtocolError(f"progress token {progress_token!r} is already in use")
+            params = with_progress_token(params, progress_token)
+        request_id = self._next_id
+        out = OutRequest("2.0", request_id, method, UNSET if params is None else params)
+        self._queue.append(encode_frame(out))
+        self._next_id += 1
+        self._outgoing[request_id] = _Outgoing(spec, progress_token)
+        if progress_token is not None:
+            self._out_tokens[progress_token] = request_id
+        return request_id
+
+    def send_notification(self, method: str, params: Any = None) -> None:
+        """Queue a notification."""
+        spec = self._spec_we_send(method, "notification")
+        if params is None and spec.params_required:
+            raise LocalProtocolError(f"{method!r} requires params")
+        self._queue.append(
+            encode_frame(OutRequest("2.0", UNSET, method, UNSET if params is None else params))
+        )
+
+    def send_response(self, request_id: RequestId, result: Any) -> bool:
+        """Answer a peer's request; False (nothing sent) when the peer had cancelled it."""
+        return self._answer(request_id, lambda: encode_frame(OutResult("2.0", request_id, result)))
+
+    def send_error(
+        self,
+        request_id: RequestId,
+        code: int = INTERNAL_ERROR,
+        message: str = "Internal error",
+        data: Any = UNSET,
+    ) -> bool:
+        """Answer a peer's request with an error; False when the peer had cancelled it."""
+        error = ErrorObject(code, message, data)
+        return self._answer(request_id, lambda: encode_frame(OutError("2.0", request_id, error)))
+
+    def _answer(self, request_id: RequestId, build: Callable[[], bytes]) -> bool:
+        """Send the frame ``build`` makes for an in-flight request, unless it was cancelled."""
+        entry = self._incoming.get(request_id)
+        if entry is None:
+            if self._cancelled_in.take(request_id):
+                return False
+            raise LocalProtocolError(f"no request {request_id!r} from the peer is in flight")
+        frame: bytes = build()
+        del self._incoming[request_id]
+        if entry.progress_token is not None:
+            self._in_tokens.pop(entry.progress_token, None)
+        self._settle(entry, frame)
+        return True
+
+    def _settle(self, entry: _Incoming, frame: bytes | None) -> None:
+        """Send a response frame, or fill its batch slot (None: cancelled, no entry)."""
+        if entry.batch is None:
+            if frame is not None:
+                self._queue.append(frame)
+            return
+        entry.batch.entries[entry.slot] = frame
+        entry.batch.pending -= 1
+        self._flush(entry.batch)
+
+    def _flush(self, batch: _Batch) -> None:
+        if batch.open or batch.pending:
+            return
+        parts = [entry for entry in batch.entries if entry is not None]
+        if parts:
+            self._queue.append(b"[" + b",".join(parts) + b"]")
+
+    def cancel(self, request_id: int, reason: str | None = None) -> None:
+        """Cancel one of our requests: send ``notifications/cancelled``, drop any late answer."""
+        pending = self._outgoing.get(request_id)
+        if pending is None:
+            raise LocalProtocolError(f"no request {request_id!r} of ours is in flight")
+        if pending.spec.method == "initialize":
+            raise LocalProtocolError("the initialize request must not be cancelled")
+        self._spec_we_send("notifications/cancelled", "notification")
+        params: dict[str, Any] = {"requestId": request_id}
+        if reason is not None:
+            params["reason"] = reason
+        self._queue.append(
+            encode_frame(OutRequest("2.0", UNSET, "notifications/cancelled", params))
+        )
+        del self._outgoing[request_id]
+        if pending.progress_token is not None:
+            self._out_tokens.pop(pending.progress_token, None)
+        self._cancelled_out.add(request_id)
+
+    def send_progress(
+        self,
+        token: ProgressToken,
+        progress: float,
+        total: float | None = None,
+        message: str | None = None,
+    ) -> bool:
+        """Queue ``notifications/progress`` for a peer's request; False if it was cancelled."""
+        if token not in self._in_tokens:
+            if token in self._cancelled_tokens:
+                return False
+            raise LocalProtocolError(f"progress token {token!r} names no request in flight")
+        self._spec_we_send("notifications/progress", "notification")
+        self._queue.append(progress_frame(token, progress, total, message))
+        return True

@@ -1,0 +1,55 @@
+"""JSON-RPC error codes and the two protocol errors of the session (after h11's ``_util``).
+
+``LocalProtocolError`` means this side misused the API (a bug in our code); it is raised at
+once. ``RemoteProtocolError`` means the peer sent something invalid; the session turns it
+into an error response (when one is due) and reports it as a ``ProtocolViolation`` event.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import msgspec
+
+PARSE_ERROR: Final = -32700
+"""The frame is not well-formed JSON."""
+INVALID_REQUEST: Final = -32600
+"""The JSON value is not a valid JSON-RPC message (or the frame was refused)."""
+METHOD_NOT_FOUND: Final = -32601
+"""The method does not exist, or the peer may not send it."""
+INVALID_PARAMS: Final = -32602
+"""The params do not match the method's params type."""
+INTERNAL_ERROR: Final = -32603
+"""The receiver failed while handling the message."""
+
+
+class ErrorObject(msgspec.Struct, omit_defaults=True):
+    """The ``error`` member of a JSON-RPC error response."""
+
+    code: int
+    message: str
+    data: Any = msgspec.UNSET
+
+
+class ProtocolError(Exception):
+    """Base of the session's protocol errors; never raised itself."""
+
+    def __init__(self, message: str, code: int = INVALID_REQUEST, data: Any = msgspec.UNSET):
+        if type(self) is ProtocolError:
+            raise TypeError("use LocalProtocolError or RemoteProtocolError")
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.data = data
+
+    def error_object(self) -> ErrorObject:
+        """Return this error as the ``error`` member of a response."""
+        return ErrorObject(code=self.code, message=self.message, data=self.data)
+
+
+class LocalProtocolError(ProtocolError):
+    """We tried to do something the protocol or the session state forbids."""
+
+
+class RemoteProtocolError(ProtocolError):
+    """The peer sent something the protocol forbids."""
