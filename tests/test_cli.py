@@ -46,7 +46,9 @@ def test_issue_invocation_writes_a_package(schemas: Path, tmp_path: Path) -> Non
     pkg = tmp_path / "pkg"
     assert sorted(p.name for p in (pkg / "v2025_03_26").iterdir()) == [
         "__init__.py",
+        "client.py",
         "methods.py",
+        "server.py",
         "types.py",
     ]
     code = "import pkg, pkg.v2025_03_26.methods as m; print(list(pkg.REVISIONS), len(m.METHODS))"

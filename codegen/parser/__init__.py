@@ -7,6 +7,7 @@ import re
 from ..errors import Problem
 from ..loader.model import SchemaDocument
 from ..loader.overrides import Overrides
+from .api import build_api
 from .implicit import inherit_base_params
 from .ir import RevisionIR, UnionIR
 from .methods import build_methods
@@ -56,6 +57,12 @@ def build_revision(
         ),
         msgspec_imports=_used(text, ("UNSET", "Meta", "UnsetType", "field"), types),
         runtime_imports=_used(text, ("Variant", "untagged_union"), types),
+        api=build_api(
+            methods,
+            types.structs,
+            {s.name for s in types.structs} | {a.name for a in types.aliases},
+            types.annotated,
+        ),
         extra_imports=(
             (f"from typing import Annotated as {types.annotated}",)
             if types.annotated != "Annotated" and types.annotated in text

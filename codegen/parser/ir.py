@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from .api import ApiIR
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,54 @@ class RevisionIR:
     msgspec_imports: str
     runtime_imports: str
     extra_imports: tuple[str, ...]
+    api: ApiIR
+
+    @property
+    def has_handshake(self) -> bool:
+        """Whether the revision opens with ``initialize`` (all but the stateless one)."""
+        return any(m.method == "initialize" for m in self.methods)
+
+    @property
+    def templates(self) -> tuple[tuple[str, str], ...]:
+        """(template, output file) pairs of this revision's subpackage.
+
+        The stateless revision (no ``initialize``) gets types and methods only, until the
+        runtime speaks its protocol.
+        """
+        files = [
+            ("revision_init.py.jinja", "__init__.py"),
+            ("types.py.jinja", "types.py"),
+            ("methods.py.jinja", "methods.py"),
+        ]
+        if self.has_handshake:
+            files += [("client.py.jinja", "client.py"), ("server.py.jinja", "server.py")]
+        return tuple(files)
+
+    @property
+    def init_imports(self) -> tuple[str, ...]:
+        """The import lines of the revision's ``__init__.py``."""
+        lines = ["from .methods import METHODS", "from .types import PROTOCOL_VERSION"]
+        if self.has_handshake:
+            lines = [
+                "from .client import Client",
+                "from .methods import METHODS",
+                "from .server import Server, ServerContext",
+                "from .types import PROTOCOL_VERSION",
+            ]
+        return tuple(lines)
+
+    @property
+    def init_all(self) -> str:
+        """The ``__all__`` entries of the revision's ``__init__.py``."""
+        names = ["METHODS", "PROTOCOL_VERSION"]
+        if self.has_handshake:
+            names = ["METHODS", "PROTOCOL_VERSION", "Client", "Server", "ServerContext"]
+        return ", ".join(f'"{n}"' for n in names)
+
+    @property
+    def init_extra_doc(self) -> str:
+        """What the ``__init__`` docstring adds for revisions with a client and server."""
+        return ", ``client`` and ``server`` the typed API" if self.has_handshake else ""
 
     @property
     def header(self) -> str:

@@ -68,11 +68,7 @@ def render_package(pkg: PackageIR) -> dict[str, str]:
         "__init__.py": env.get_template("package_init.py.jinja").render(pkg=pkg)
     }
     for rev in pkg.revisions:
-        for template, name in (
-            ("revision_init.py.jinja", "__init__.py"),
-            ("types.py.jinja", "types.py"),
-            ("methods.py.jinja", "methods.py"),
-        ):
+        for template, name in rev.templates:
             files[f"{rev.module}/{name}"] = env.get_template(template).render(rev=rev)
     formatted = {path: _format(path, text) for path, text in files.items()}
     formatted.update(_runtime_files(pkg.generator_version))

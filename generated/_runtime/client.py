@@ -1,0 +1,182 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
+"""The client side: the base of generated ``Client`` classes.
+
+``connect`` runs the handshake: ``initialize`` with this revision's version and the
+capabilities that follow from the overridden handlers (sampling, roots, elicitation), a
+check of the version the server chose, then ``notifications/initialized``. Requests are
+refused locally when the server did not declare the capability they need.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+import msgspec
+
+from .errors import METHOD_NOT_FOUND
+from .events import Notification, Request
+from .jsonrpc import Session
+from .lifecycle import accept_version, as_json, gate
+from .methods import MethodSpec
+from .peer import MCPError, Peer, ProgressCallback
+from .server import Connection, RequestContext, is_implemented
+from .transport import Transport
+
+DEFAULT_TIMEOUT_S = 60.0
+"""How long a request waits for its response unless the call or the client says otherwise."""
+
+
+class Default:
+    """The type of ``DEFAULT``: use the client's own timeout."""
+
+
+DEFAULT = Default()
+
+
+class ClientBase(Connection):
+    """Base of generated ``Client`` classes; override the handlers of what the server may ask."""
+
+    PROTOCOL_VERSION: ClassVar[str]
+    METHODS: ClassVar[Mapping[str, MethodSpec]]
+    SUPPORTS_BATCH: ClassVar[bool]
+    ROUTES: ClassVar[Mapping[str, str]]
+    """Method name -> name of its handler, for every request a server may send."""
+    roots_list_changed: ClassVar[bool] = False
+    """Whether to declare ``roots.listChanged`` (when ``list_roots`` is overridden)."""
+
+    def __init__(
+        self,
+        *,
+        name: str = "mcpgen-client",
+        version: str = "0.0.0",
+        timeout: float | None = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        super().__init__()
+        self.name = name
+        self.version = version
+        self.timeout = timeout
+        self.methods = self.METHODS
+        self.server_info: dict[str, Any] = {}
+        self.instructions: str | None = None
+        self.initialize_result: Any = None
+        self._reader: asyncio.Task[None] | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def capabilities(self) -> dict[str, Any]:
+        """Capabilities declared at initialize, following from the overridden handlers."""
+        caps: dict[str, Any] = {}
+        for method, attr in self.ROUTES.items():
+            spec = self.METHODS[method]
+            if spec.capability is None or not is_implemented(self, attr):
+                continue
+            top, _, sub = spec.capability.partition(".")
+            entry = caps.setdefault(top, {})
+            if sub:
+                entry[sub] = True
+        if self.roots_list_changed and "roots" in caps:
+            caps["roots"]["listChanged"] = True
+        return caps
+
+    async def connect(
+        self, transport: Transport, describe_close: Callable[[], str] | None = None
+    ) -> Any:
+        """Run the handshake over ``transport``; return the server's initialize result."""
+        session = Session(self.METHODS, role="client", batch=self.SUPPORTS_BATCH)
+        self.peer = Peer(
+            session, transport, self._on_request, self._on_notification, describe_close
+        )
+        self._reader = asyncio.create_task(self.peer.run())
+        self.our_capabilities = self.capabilities()
+        params = {
+            "protocolVersion": self.PROTOCOL_VERSION,
+            "capabilities": self.our_capabilities,
+            "clientInfo": {"name": self.name, "version": self.version},
+        }
+        try:
+            result = await self.peer.request("initialize", params, timeout=self.timeout)
+            accept_version(result.protocol_version, [self.PROTOCOL_VERSION])
+        except BaseException:
+            await self.close()
+            raise
+        self.initialize_result = result
+        self.protocol_version = result.protocol_version
+        self.their_capabilities = as_json(result.capabilities)
+        self.server_info = as_json(result.server_info)
+        instructions = getattr(result, "instructions", msgspec.UNSET)
+        self.instructions = None if instructions is msgspec.UNSET else instructions
+        await self.peer.notify("notifications/initialized")
+        return result
+
+    async def connect_stdio(
+        self,
+        command: str,
+        args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> Any:
+        """Start an MCP server as a subprocess and connect to it over stdio."""
+        from .stdio import spawn_server
+
+        transport = await spawn_server(command, args, env, cwd)
+        return await self.connect(
+            transport, lambda: f"server process {transport.exit_description()}"
+        )
+
+    async def close(self) -> None:
+        """Close the connection (for stdio: the server's shutdown sequence)."""
+        if self._reader is None:
+            return
+        await self.peer.close()
+        self._reader.cancel()
+        await asyncio.gather(self._reader, return_exceptions=True)
+        self._reader = None
+
+    async def __aenter__(self) -> ClientBase:
+        """Use the client as an async context manager (``close`` on exit)."""
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        """Close the connection."""
+        await self.close()
+
+    # -- requests and notifications -----------------------------------------------------
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | Default | None = DEFAULT,
+        progress: ProgressCallback | None = None,
+        **_: Any,
+    ) -> Any:
+        """Send a request the server's capabilities allow; return its decoded result."""
+        self.check(method, sending=True)
+        wait = self.timeout if isinstance(timeout, Default) else timeout
+        return await self.peer.request(method, params, timeout=wait, progress=progress)
+
+    async def ping(self, timeout: float | Default | None = DEFAULT) -> None:
+        """Check that the server answers."""
+        await self.request("ping", timeout=timeout)
+
+    # -- what the server sends -----------------------------------------------------------
+
+    async def _on_request(self, request: Request) -> Any:
+        if request.method == "ping":
+            return {}
+        spec = self.METHODS[request.method]
+        attr = self.ROUTES.get(request.method)
+        why = gate(spec, ours=self.our_capabilities, theirs=self.their_capabilities, sending=False)
+        if why is not None or attr is None or not is_implemented(self, attr):
+            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method}")
+        handler: Callable[[Any, RequestContext], Awaitable[Any]] = getattr(self, attr)
+        return await handler(request.params, RequestContext(self, request))
+
+    async def _on_notification(self, notification: Notification) -> None:
+        await self.on_notification(notification.method, notification.params)
+
+    async def on_notification(self, method: str, params: Any) -> None:
+        """Receive a server notification (log messages, list changes, resource updates); no-op."""

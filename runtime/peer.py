@@ -1,0 +1,270 @@
+"""The asyncio driver: one sans-I/O ``Session`` moved over one ``Transport``.
+
+Reading: ``run()`` reads frames, feeds them to the session and acts on the events (each
+incoming request runs its handler in a task; ``notifications/cancelled`` cancels that task).
+Writing: every frame the session queues goes through ``flush()``, under one lock, so frames
+keep their order. Requests we send wait on a future; a timeout cancels them on the wire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import sys
+import traceback
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import msgspec
+
+from .errors import INTERNAL_ERROR, ErrorObject, LocalProtocolError, RemoteProtocolError
+from .events import (
+    Cancelled,
+    ErrorResponse,
+    Event,
+    InvalidResponse,
+    Notification,
+    Progress,
+    ProtocolViolation,
+    Request,
+    RequestId,
+    Response,
+)
+from .jsonrpc import Session
+from .transport import ConnectionClosed, Transport
+
+ProgressCallback = Callable[[Any], Awaitable[None] | None]
+"""Called with each ``notifications/progress`` params for a request we sent."""
+RequestHandler = Callable[[Request], Awaitable[Any]]
+"""Answers one incoming request: returns the result, or raises ``MCPError``."""
+NotificationHandler = Callable[[Notification], Awaitable[None] | None]
+"""Receives each incoming notification, in order."""
+VIOLATIONS_KEPT = 100
+
+
+class MCPError(Exception):
+    """An error answer: raised by a handler to send it, or raised to a caller who received it."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"{message} (code {code})")
+        self.code = code
+        self.message = message
+        self.data = data
+
+    @classmethod
+    def from_error(cls, error: ErrorObject) -> MCPError:
+        """Build from the ``error`` member of a received error response."""
+        data = None if error.data is msgspec.UNSET else error.data
+        return cls(error.code, error.message, data)
+
+
+class RequestTimeout(Exception):
+    """A request got no response in time; it was cancelled on the wire."""
+
+
+class Peer:
+    """Runs one connection: the read loop, handler tasks, and our pending requests."""
+
+    def __init__(
+        self,
+        session: Session,
+        transport: Transport,
+        on_request: RequestHandler,
+        on_notification: NotificationHandler,
+        describe_close: Callable[[], str] | None = None,
+    ) -> None:
+        self.session = session
+        self.transport = transport
+        self._on_request = on_request
+        self._on_notification = on_notification
+        self._describe_close = describe_close
+        self._write_lock = asyncio.Lock()
+        self._waiting: dict[int, asyncio.Future[Any]] = {}
+        self._progress: dict[int, ProgressCallback] = {}
+        self._handlers: dict[RequestId, asyncio.Task[None]] = {}
+        self._closed: ConnectionClosed | None = None
+        self.violations: list[ProtocolViolation] = []
+        """The latest protocol violations of the peer (bounded), for diagnostics."""
+
+    # -- writing -------------------------------------------------------------------------
+
+    async def flush(self) -> None:
+        """Write every frame the session has queued, in order."""
+        async with self._write_lock:
+            for frame in self.session.data_to_send():
+                if self._closed is not None:
+                    return
+                try:
+                    await self.transport.write(frame)
+                except ConnectionClosed as exc:
+                    self._close_with(exc)
+                    return
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | None = None,
+        progress: ProgressCallback | None = None,
+        progress_token: str | int | None = None,
+    ) -> Any:
+        """Send a request and return its decoded result; raise ``MCPError`` on an error answer."""
+        if self._closed is not None:
+            raise self._closed
+        token = progress_token
+        if progress is not None and token is None:
+            token = _next_token()
+        request_id = self.session.send_request(method, params, progress_token=token)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = future
+        if progress is not None:
+            self._progress[request_id] = progress
+        try:
+            await self.flush()
+            if timeout is None:
+                return await future
+            try:
+                return await asyncio.wait_for(asyncio.shield(future), timeout)
+            except TimeoutError:
+                self._cancel(request_id, f"timed out after {timeout} s")
+                await self.flush()
+                raise RequestTimeout(f"{method} got no response within {timeout} s") from None
+        except asyncio.CancelledError:
+            self._cancel(request_id, "cancelled by the caller")
+            with contextlib.suppress(ConnectionClosed, LocalProtocolError):
+                await asyncio.shield(self.flush())
+            raise
+        finally:
+            self._waiting.pop(request_id, None)
+            self._progress.pop(request_id, None)
+
+    def _cancel(self, request_id: int, reason: str) -> None:
+        if request_id in self.session.pending_requests and self._closed is None:
+            self.session.cancel(request_id, reason)
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        """Send a notification."""
+        if self._closed is not None:
+            raise self._closed
+        self.session.send_notification(method, params)
+        await self.flush()
+
+    # -- reading -------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Read until the peer closes; then fail what is pending and stop the handlers."""
+        try:
+            while self._closed is None:
+                frame = await self.transport.read()
+                if frame is None:
+                    break
+                for event in self.session.receive(frame):
+                    await self._handle(event)
+                await self.flush()
+        finally:
+            detail = self._describe_close() if self._describe_close else "closed the connection"
+            self._close_with(ConnectionClosed(f"the peer {detail}"))
+
+    async def _handle(self, event: Event) -> None:
+        if isinstance(event, Request):
+            self._handlers[event.id] = asyncio.create_task(self._answer(event))
+        elif isinstance(event, Notification):
+            try:
+                outcome = self._on_notification(event)
+                if inspect.isawaitable(outcome):
+                    await outcome
+            except Exception:  # a faulty notification handler must not stop the connection
+                traceback.print_exc(file=sys.stderr)
+        elif isinstance(event, Response):
+            self._settle(event.id, result=event.result)
+        elif isinstance(event, ErrorResponse):
+            if isinstance(event.id, int):
+                self._settle(event.id, error=MCPError.from_error(event.error))
+        elif isinstance(event, InvalidResponse):
+            self._settle(event.id, error=event.error)
+        elif isinstance(event, Cancelled):
+            handler = self._handlers.get(event.request_id)
+            if handler is not None:
+                handler.cancel()
+        elif isinstance(event, Progress):
+            await self._report_progress(event)
+        else:
+            self.violations.append(event)
+            del self.violations[:-VIOLATIONS_KEPT]
+
+    def _settle(
+        self, request_id: int, *, result: Any = None, error: BaseException | None = None
+    ) -> None:
+        future = self._waiting.get(request_id)
+        if future is None or future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    async def _report_progress(self, event: Progress) -> None:
+        callback = self._progress.get(event.request_id)
+        if callback is None:
+            return
+        try:
+            outcome = callback(event.params)
+            if inspect.isawaitable(outcome):
+                await outcome
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+
+    async def _answer(self, request: Request) -> None:
+        """Run the handler of one incoming request and send its result or error."""
+        try:
+            result = await self._on_request(request)
+        except asyncio.CancelledError:
+            # Cancelled by the peer (no answer is due) or by our shutdown.
+            return
+        except MCPError as exc:
+            self.session.send_error(request.id, exc.code, exc.message, _data(exc.data))
+        except RemoteProtocolError as exc:
+            self.session.send_error(request.id, exc.code, exc.message, exc.data)
+        except Exception as exc:
+            traceback.print_exc(file=sys.stderr)
+            self.session.send_error(request.id, INTERNAL_ERROR, f"Internal error: {exc}")
+        else:
+            self.session.send_response(request.id, result)
+        finally:
+            self._handlers.pop(request.id, None)
+        await self.flush()
+
+    # -- closing -------------------------------------------------------------------------
+
+    def _close_with(self, error: ConnectionClosed) -> None:
+        if self._closed is None:
+            self._closed = error
+        for future in self._waiting.values():
+            if not future.done():
+                future.set_exception(self._closed)
+        for task in self._handlers.values():
+            task.cancel()
+
+    @property
+    def closed(self) -> bool:
+        """Whether the connection has ended."""
+        return self._closed is not None
+
+    async def close(self) -> None:
+        """Close the transport and fail whatever is still pending."""
+        self._close_with(ConnectionClosed("the connection was closed"))
+        await self.transport.close()
+
+
+_TOKENS = iter(range(1, sys.maxsize))
+
+
+def _next_token() -> int:
+    """Return a fresh progress token (unique in this process)."""
+    return next(_TOKENS)
+
+
+def _data(value: Any) -> Any:
+    return msgspec.UNSET if value is None else value
