@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from .codec import convert
 from .errors import METHOD_NOT_FOUND
 from .events import Notification, Request
 from .jsonrpc import Session
@@ -83,23 +84,11 @@ class ClientBase(Connection):
         self, transport: Transport, describe_close: Callable[[], str] | None = None
     ) -> Any:
         """Run the handshake over ``transport``; return the server's initialize result."""
-        session = Session(self.METHODS, role="client", batch=self.SUPPORTS_BATCH)
-        self.peer = Peer(
-            session, transport, self._on_request, self._on_notification, describe_close
-        )
-        self._reader = asyncio.create_task(self.peer.run())
-        self.our_capabilities = self.capabilities()
-        params = {
-            "protocolVersion": self.PROTOCOL_VERSION,
-            "capabilities": self.our_capabilities,
-            "clientInfo": {"name": self.name, "version": self.version},
-        }
-        try:
-            result = await self.peer.request("initialize", params, timeout=self.timeout)
-            accept_version(result.protocol_version, [self.PROTOCOL_VERSION])
-        except BaseException:
-            await self.close()
-            raise
+        await connect_any(transport, [self], describe_close)
+        return self.initialize_result
+
+    async def _finish(self, result: Any) -> None:
+        """Record the server's initialize result and send ``notifications/initialized``."""
         self.initialize_result = result
         self.protocol_version = result.protocol_version
         self.their_capabilities = as_json(result.capabilities)
@@ -107,7 +96,16 @@ class ClientBase(Connection):
         instructions = getattr(result, "instructions", msgspec.UNSET)
         self.instructions = None if instructions is msgspec.UNSET else instructions
         await self.peer.notify("notifications/initialized")
-        return result
+
+    def _adopt(self, other: ClientBase) -> None:
+        """Take over the connection ``other`` opened (its handshake chose our revision)."""
+        self.peer = other.peer
+        self._reader = other._reader
+        other._reader = None
+        self.peer.session.methods = self.METHODS
+        self.peer.session.batch = self.SUPPORTS_BATCH
+        self.peer.retarget(self._on_request, self._on_notification)
+        self.our_capabilities = self.capabilities()
 
     async def connect_stdio(
         self,
@@ -179,3 +177,40 @@ class ClientBase(Connection):
 
     async def on_notification(self, method: str, params: Any) -> None:
         """Receive a server notification (log messages, list changes, resource updates); no-op."""
+
+
+async def connect_any(
+    transport: Transport,
+    clients: Sequence[ClientBase],
+    describe_close: Callable[[], str] | None = None,
+) -> ClientBase:
+    """Negotiate among several revisions' clients; return the one the server's version chose.
+
+    The newest client proposes its version; if the server answers an older one that another
+    client speaks, that client takes over the connection. Otherwise ``UnsupportedVersion``.
+    """
+    if not clients:
+        raise ValueError("connect_any needs at least one client")
+    ordered = sorted(clients, key=lambda c: c.PROTOCOL_VERSION)
+    first, by_version = ordered[-1], {c.PROTOCOL_VERSION: c for c in ordered}
+    session = Session(first.METHODS, role="client", batch=first.SUPPORTS_BATCH)
+    first.peer = Peer(session, transport, first._on_request, first._on_notification, describe_close)
+    first._reader = asyncio.create_task(first.peer.run())
+    first.our_capabilities = first.capabilities()
+    params = {
+        "protocolVersion": first.PROTOCOL_VERSION,
+        "capabilities": first.our_capabilities,
+        "clientInfo": {"name": first.name, "version": first.version},
+    }
+    try:
+        result = await first.peer.request("initialize", params, timeout=first.timeout)
+        chosen = by_version[accept_version(result.protocol_version, by_version)]
+    except BaseException:
+        await first.close()
+        raise
+    if chosen is not first:
+        chosen._adopt(first)
+        # The result was decoded with the newest revision's types; decode it with the chosen one's.
+        result = convert(msgspec.to_builtins(result), chosen.METHODS["initialize"].result)
+    await chosen._finish(result)
+    return chosen

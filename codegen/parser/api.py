@@ -206,7 +206,7 @@ def build_api(
         server_calls=server_calls,
         server_notifies=server_notifies,
         client_imports=_imports(client, type_names, annotated, pages),
-        server_imports=_imports(server, type_names, annotated, ""),
+        server_imports=_imports(server, type_names, annotated, "Tool CallToolResult TextContent "),
         routes_client=tuple((c.method, c.name) for c in client_handlers),
         routes_server=tuple((c.method, c.name) for c in server_handlers),
     )

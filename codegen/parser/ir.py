@@ -161,7 +161,7 @@ class RevisionIR:
             lines = [
                 "from .client import Client",
                 "from .methods import METHODS",
-                "from .server import Server, ServerContext",
+                "from .server import Server, ServerContext, Tools",
                 "from .types import PROTOCOL_VERSION",
             ]
         return tuple(lines)
@@ -171,13 +171,20 @@ class RevisionIR:
         """The ``__all__`` entries of the revision's ``__init__.py``."""
         names = ["METHODS", "PROTOCOL_VERSION"]
         if self.has_handshake:
-            names = ["METHODS", "PROTOCOL_VERSION", "Client", "Server", "ServerContext"]
+            names = ["METHODS", "PROTOCOL_VERSION", "Client", "Server", "ServerContext", "Tools"]
         return ", ".join(f'"{n}"' for n in names)
 
     @property
     def init_extra_doc(self) -> str:
         """What the ``__init__`` docstring adds for revisions with a client and server."""
         return ", ``client`` and ``server`` the typed API" if self.has_handshake else ""
+
+    @property
+    def output_schema_doc(self) -> str:
+        """What the ``Tools`` docstring adds when the revision has structured tool output."""
+        tool = next((s for s in self.structs if s.name == "Tool"), None)
+        has_output = tool is not None and any(f.wire_name == "outputSchema" for f in tool.fields)
+        return " and structuredContent against its outputSchema" if has_output else ""
 
     @property
     def header(self) -> str:

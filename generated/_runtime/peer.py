@@ -88,6 +88,11 @@ class Peer:
         self.violations: list[ProtocolViolation] = []
         """The latest protocol violations of the peer (bounded), for diagnostics."""
 
+    def retarget(self, on_request: RequestHandler, on_notification: NotificationHandler) -> None:
+        """Send incoming requests and notifications to other handlers from now on."""
+        self._on_request = on_request
+        self._on_notification = on_notification
+
     # -- writing -------------------------------------------------------------------------
 
     async def flush(self) -> None:

@@ -11,6 +11,7 @@ from msgspec import UNSET, UnsetType
 
 from .._runtime.server import ServerBase, unimplemented
 from .._runtime.server import ServerContext as BaseContext
+from .._runtime.tools import ToolSet
 from .methods import METHODS, SUPPORTS_BATCH
 from .types import (
     PROTOCOL_VERSION,
@@ -42,6 +43,8 @@ from .types import (
     SamplingMessage,
     SetLevelRequestParams,
     SubscribeRequestParams,
+    TextContent,
+    Tool,
     ToolListChangedNotificationParams,
     UnsubscribeRequestParams,
 )
@@ -118,6 +121,18 @@ class ServerContext(BaseContext):
     ) -> None:
         """Send ``notifications/tools/list_changed`` (An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client)."""
         await self.notify("notifications/tools/list_changed", params)
+
+
+class Tools(ToolSet[Tool, CallToolResult]):
+    """Tools with their functions: ``definitions()`` for tools/list, ``call()`` for tools/call.
+
+    Arguments are checked against each tool's inputSchema; bad arguments
+    give a tool error result the model can read.
+    """
+
+    def error_result(self, message: str) -> CallToolResult:
+        """A tool error result (``isError: true``) carrying ``message``."""
+        return CallToolResult(content=[TextContent(text=message)], is_error=True)
 
 
 class Server(ServerBase):

@@ -4,7 +4,7 @@
 
 from .client import Client
 from .methods import METHODS
-from .server import Server, ServerContext
+from .server import Server, ServerContext, Tools
 from .types import PROTOCOL_VERSION
 
-__all__ = ["METHODS", "PROTOCOL_VERSION", "Client", "Server", "ServerContext"]
+__all__ = ["METHODS", "PROTOCOL_VERSION", "Client", "Server", "ServerContext", "Tools"]
