@@ -126,24 +126,37 @@ class Peer:
         self._waiting[request_id] = future
         if progress is not None:
             self._progress[request_id] = progress
+        # A timer, not wait_for: no extra task per request on the hot path.
+        timer = None
+        if timeout is not None:
+            timer = asyncio.get_running_loop().call_later(
+                timeout, self._time_out, request_id, method, timeout
+            )
         try:
             await self.flush()
-            if timeout is None:
-                return await future
             try:
-                return await asyncio.wait_for(asyncio.shield(future), timeout)
-            except TimeoutError:
-                self._cancel(request_id, f"timed out after {timeout} s")
+                return await future
+            except RequestTimeout:
                 await self.flush()
-                raise RequestTimeout(f"{method} got no response within {timeout} s") from None
+                raise
         except asyncio.CancelledError:
             self._cancel(request_id, "cancelled by the caller")
             with contextlib.suppress(ConnectionClosed, LocalProtocolError):
                 await asyncio.shield(self.flush())
             raise
         finally:
+            if timer is not None:
+                timer.cancel()
             self._waiting.pop(request_id, None)
             self._progress.pop(request_id, None)
+
+    def _time_out(self, request_id: int, method: str, timeout: float) -> None:
+        """Fail a request that got no response in time, and cancel it on the wire."""
+        future = self._waiting.get(request_id)
+        if future is None or future.done():
+            return
+        self._cancel(request_id, f"timed out after {timeout} s")
+        future.set_exception(RequestTimeout(f"{method} got no response within {timeout} s"))
 
     def _cancel(self, request_id: int, reason: str) -> None:
         if request_id in self.session.pending_requests and self._closed is None:

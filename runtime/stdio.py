@@ -85,6 +85,23 @@ class StreamTransport:
             await self._writer.wait_closed()
 
 
+class _PipeWriter(asyncio.streams.FlowControlMixin):
+    """Write-side protocol for stdout that, unlike the bare mixin, lets ``wait_closed`` work."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Wake whoever waits for the pipe to close."""
+        super().connection_lost(exc)
+        if not self._gone.done():
+            self._gone.set_result(None)
+
+    def _get_close_waiter(self, stream: asyncio.StreamWriter) -> asyncio.Future[None]:
+        return self._gone
+
+
 async def stdio_server(max_frame: int = DEFAULT_MAX_FRAME) -> StreamTransport:
     """Return a transport over this process's stdin/stdout; stray prints go to stderr."""
     loop = asyncio.get_running_loop()
@@ -94,7 +111,7 @@ async def stdio_server(max_frame: int = DEFAULT_MAX_FRAME) -> StreamTransport:
     reader = asyncio.StreamReader(limit=max_frame + 1)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     out = os.fdopen(out_fd, "wb", buffering=0)
-    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, out)
+    transport, protocol = await loop.connect_write_pipe(_PipeWriter, out)
     writer = asyncio.StreamWriter(transport, protocol, reader, loop)
     return StreamTransport(reader, writer, max_frame)
 

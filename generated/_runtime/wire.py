@@ -158,7 +158,8 @@ def decode_params(spec: MethodSpec, raw: Raw | UnsetType) -> Any:
 
 def read_token(raw: Raw | UnsetType) -> ProgressToken | None:
     """Read ``_meta.progressToken`` from raw params (the params types may not keep ``_meta``)."""
-    if isinstance(raw, UnsetType):
+    # Most requests carry no token: skip the second parse unless the key can be there.
+    if isinstance(raw, UnsetType) or b"progressToken" not in bytes(raw):
         return None
     try:
         meta = _META_DECODER.decode(raw).meta

@@ -1,0 +1,137 @@
+"""stdio benchmarks, run side by side and printed as ratios.
+
+- ``tools/call`` round trips per second, sequential and 16 in flight: our client x our server,
+  the official SDK's client x its low-level server, and a raw asyncio newline-JSON echo
+  (the floor: no MCP at all, just one JSON line in and one out per call).
+- Cold start: spawn a server and time until the initialize response arrives (ours vs the SDK's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from generated._runtime.stdio import spawn_server  # noqa: E402
+from generated.v2025_06_18 import Client  # noqa: E402
+
+PEERS = Path(__file__).resolve().parent / "peers"
+CALLS = 2000
+CONCURRENCY = 16
+COLD_RUNS = 5
+
+
+async def timed(calls: int, concurrency: int, call: Callable[[int], Awaitable[object]]) -> float:
+    """Return calls per second for ``calls`` calls with ``concurrency`` in flight."""
+    queue = iter(range(calls))
+
+    async def worker() -> None:
+        for i in queue:
+            await call(i)
+
+    start = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return calls / (time.perf_counter() - start)
+
+
+async def bench_ours(concurrency: int) -> float:
+    """Our client against our server."""
+    client = Client(name="bench")
+    await client.connect_stdio(sys.executable, [str(PEERS / "ours_server.py")])
+    try:
+        await client.call_tool(name="echo", arguments={"text": "warm"})
+        return await timed(
+            CALLS, concurrency, lambda i: client.call_tool(name="echo", arguments={"text": f"m{i}"})
+        )
+    finally:
+        await client.close()
+
+
+async def bench_sdk(concurrency: int) -> float:
+    """The official SDK's client against its low-level server."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=[str(PEERS / "sdk_server.py")])
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        await session.call_tool("echo", {"text": "warm"})
+        return await timed(
+            CALLS, concurrency, lambda i: session.call_tool("echo", {"text": f"m{i}"})
+        )
+
+
+async def bench_raw(concurrency: int) -> float:
+    """The floor: newline JSON to an asyncio echo process, correlated by id."""
+    transport = await spawn_server(sys.executable, [str(PEERS / "raw_echo.py")])
+    waiting: dict[int, asyncio.Future[bytes]] = {}
+
+    async def reader() -> None:
+        while (frame := await transport.read()) is not None:
+            waiting.pop(json.loads(frame)["id"]).set_result(frame)
+
+    task = asyncio.create_task(reader())
+
+    async def call(i: int) -> bytes:
+        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        waiting[i] = future
+        request = {"jsonrpc": "2.0", "id": i, "method": "tools/call"}
+        request["params"] = {"name": "echo", "arguments": {"text": f"m{i}"}}
+        await transport.write(json.dumps(request).encode())
+        return await future
+
+    try:
+        return await timed(CALLS, concurrency, call)
+    finally:
+        await transport.close()
+        task.cancel()
+
+
+async def cold_ours() -> float:
+    """Seconds from spawn to initialize result, our server."""
+    start = time.perf_counter()
+    client = Client(name="bench")
+    await client.connect_stdio(sys.executable, [str(PEERS / "ours_server.py")])
+    elapsed = time.perf_counter() - start
+    await client.close()
+    return elapsed
+
+
+async def cold_sdk() -> float:
+    """Seconds from spawn to initialize result, the SDK's server (with our client, to time the server)."""
+    start = time.perf_counter()
+    client = Client(name="bench")
+    await client.connect_stdio(sys.executable, [str(PEERS / "sdk_server.py")])
+    elapsed = time.perf_counter() - start
+    await client.close()
+    return elapsed
+
+
+async def main() -> None:
+    """Run everything and print rates and ratios."""
+    for concurrency in (1, CONCURRENCY):
+        ours = await bench_ours(concurrency)
+        sdk = await bench_sdk(concurrency)
+        raw = await bench_raw(concurrency)
+        label = "sequential" if concurrency == 1 else f"{concurrency} in flight"
+        print(
+            f"stdio tools/call, {label}: ours {ours:,.0f}/s, SDK {sdk:,.0f}/s, raw floor {raw:,.0f}/s; "
+            f"ours/SDK = {ours / sdk:.1f}x, raw/ours = {raw / ours:.2f}x"
+        )
+    ours_cold = statistics.median([await cold_ours() for _ in range(COLD_RUNS)])
+    sdk_cold = statistics.median([await cold_sdk() for _ in range(COLD_RUNS)])
+    print(
+        f"cold start to initialize result: ours {ours_cold * 1000:.0f} ms, "
+        f"SDK {sdk_cold * 1000:.0f} ms; ours/SDK = {ours_cold / sdk_cold:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,1 @@
+"""Processes the benchmarks start: servers written three ways, and a raw echo floor."""
