@@ -32,9 +32,10 @@ check: install
 
 bench: install
 	$(PY) bench/bench_codegen.py
+	$(PY) bench/bench_stdio.py
 
 demo: install generate
-	$(PY) examples/decode_demo.py
+	$(PY) examples/demo_client.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

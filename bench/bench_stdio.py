@@ -105,7 +105,7 @@ async def cold_ours() -> float:
 
 
 async def cold_sdk() -> float:
-    """Seconds from spawn to initialize result, the SDK's server (with our client, to time the server)."""
+    """Seconds from spawn to initialize result, the SDK's server (timed with our client)."""
     start = time.perf_counter()
     client = Client(name="bench")
     await client.connect_stdio(sys.executable, [str(PEERS / "sdk_server.py")])
@@ -122,7 +122,8 @@ async def main() -> None:
         raw = await bench_raw(concurrency)
         label = "sequential" if concurrency == 1 else f"{concurrency} in flight"
         print(
-            f"stdio tools/call, {label}: ours {ours:,.0f}/s, SDK {sdk:,.0f}/s, raw floor {raw:,.0f}/s; "
+            f"stdio tools/call, {label}: ours {ours:,.0f}/s, SDK {sdk:,.0f}/s, "
+            f"raw floor {raw:,.0f}/s; "
             f"ours/SDK = {ours / sdk:.1f}x, raw/ours = {raw / ours:.2f}x"
         )
     ours_cold = statistics.median([await cold_ours() for _ in range(COLD_RUNS)])

@@ -7,8 +7,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from generated.v2025_06_18 import Server, ServerContext  # noqa: E402
-from generated.v2025_06_18 import types as t  # noqa: E402
+from generated.v2025_06_18 import Server, ServerContext
+from generated.v2025_06_18 import types as t
 
 ECHO = t.Tool(name="echo", input_schema={"type": "object"})
 
