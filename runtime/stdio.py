@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import stat
 import sys
+import threading
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import Any, Final
 
 from .transport import ConnectionClosed
 
@@ -29,7 +31,7 @@ class StreamTransport:
     def __init__(
         self,
         reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
+        writer: asyncio.StreamWriter | Any,
         max_frame: int = DEFAULT_MAX_FRAME,
     ) -> None:
         self._reader = reader
@@ -102,17 +104,64 @@ class _PipeWriter(asyncio.streams.FlowControlMixin):
         return self._gone
 
 
+class _FileWriter:
+    """Stands in for a StreamWriter when stdout is a regular file (writes barely block)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def write(self, data: bytes) -> None:
+        """Write all of ``data``."""
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+
+    async def drain(self) -> None:
+        """Nothing to wait for."""
+
+    def close(self) -> None:
+        """Close the file descriptor."""
+        os.close(self._fd)
+
+    async def wait_closed(self) -> None:
+        """Nothing to wait for."""
+
+
+def _is_stream(fd: int) -> bool:
+    """Whether asyncio's pipe transports accept ``fd`` (a pipe, socket or character device)."""
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
+def _feed(fd: int, reader: asyncio.StreamReader, loop: asyncio.AbstractEventLoop) -> None:
+    """Read a regular file in a thread and hand its bytes to the event loop's reader."""
+    while chunk := os.read(fd, 1 << 16):
+        loop.call_soon_threadsafe(reader.feed_data, chunk)
+    loop.call_soon_threadsafe(reader.feed_eof)
+
+
 async def stdio_server(max_frame: int = DEFAULT_MAX_FRAME) -> StreamTransport:
-    """Return a transport over this process's stdin/stdout; stray prints go to stderr."""
+    """Return a transport over this process's stdin/stdout; stray prints go to stderr.
+
+    Pipes (the normal case) use asyncio's pipe transports; a regular file on either side
+    (a recorded session replayed, output captured to a file) is read in a thread instead.
+    """
     loop = asyncio.get_running_loop()
-    out_fd = os.dup(sys.stdout.fileno())
+    in_fd, out_fd = sys.stdin.fileno(), os.dup(sys.stdout.fileno())
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     sys.stdout = sys.stderr
     reader = asyncio.StreamReader(limit=max_frame + 1)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    out = os.fdopen(out_fd, "wb", buffering=0)
-    transport, protocol = await loop.connect_write_pipe(_PipeWriter, out)
-    writer = asyncio.StreamWriter(transport, protocol, reader, loop)
+    if _is_stream(in_fd):
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    else:
+        threading.Thread(target=_feed, args=(in_fd, reader, loop), daemon=True).start()
+    writer: Any
+    if _is_stream(out_fd):
+        out = os.fdopen(out_fd, "wb", buffering=0)
+        transport, protocol = await loop.connect_write_pipe(_PipeWriter, out)
+        writer = asyncio.StreamWriter(transport, protocol, reader, loop)
+    else:
+        writer = _FileWriter(out_fd)
     return StreamTransport(reader, writer, max_frame)
 
 

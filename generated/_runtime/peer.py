@@ -42,6 +42,8 @@ RequestHandler = Callable[[Request], Awaitable[Any]]
 NotificationHandler = Callable[[Notification], Awaitable[None] | None]
 """Receives each incoming notification, in order."""
 VIOLATIONS_KEPT = 100
+DRAIN_TIMEOUT_S = 2.0
+"""How long handlers still running at end of input may take to send their responses."""
 
 
 class MCPError(Exception):
@@ -85,6 +87,7 @@ class Peer:
         self._progress: dict[int, ProgressCallback] = {}
         self._handlers: dict[RequestId, asyncio.Task[None]] = {}
         self._closed: ConnectionClosed | None = None
+        self.drain_timeout = DRAIN_TIMEOUT_S
         self.violations: list[ProtocolViolation] = []
         """The latest protocol violations of the peer (bounded), for diagnostics."""
 
@@ -173,11 +176,19 @@ class Peer:
     # -- reading -------------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Read until the peer closes; then fail what is pending and stop the handlers."""
+        """Read until the peer closes; then fail what is pending and stop the handlers.
+
+        At end of input, requests already being handled get ``drain_timeout`` seconds to
+        finish, so their responses still go out (the peer may still be reading).
+        """
         try:
             while self._closed is None:
                 frame = await self.transport.read()
                 if frame is None:
+                    if self._handlers:
+                        await asyncio.wait(
+                            list(self._handlers.values()), timeout=self.drain_timeout
+                        )
                     break
                 for event in self.session.receive(frame):
                     await self._handle(event)
