@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from .transport import ConnectionClosed
+from .transport import ConnectionClosed, RelatedId
 
 
 class MemoryTransport:
@@ -22,7 +22,7 @@ class MemoryTransport:
             self._inbox.put_nowait(None)
         return frame
 
-    async def write(self, frame: bytes) -> None:
+    async def write(self, frame: bytes, related: RelatedId = None) -> None:
         """Hand one frame to the other end."""
         if self._closed:
             raise ConnectionClosed("the transport is closed")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import inspect
 import sys
 import traceback
@@ -40,6 +41,10 @@ RequestHandler = Callable[[Request], Awaitable[Any]]
 """Answers one incoming request: returns the result, or raises ``MCPError``."""
 NotificationHandler = Callable[[Notification], Awaitable[None] | None]
 """Receives each incoming notification, in order."""
+CURRENT_REQUEST: contextvars.ContextVar[RequestId | None] = contextvars.ContextVar(
+    "mcpgen_current_request", default=None
+)
+"""The id of the peer's request whose handler is running in this task, if any."""
 VIOLATIONS_KEPT = 100
 DRAIN_TIMEOUT_S = 2.0
 """How long handlers still running at end of input may take to send their responses."""
@@ -95,16 +100,33 @@ class Peer:
         self._on_request = on_request
         self._on_notification = on_notification
 
+    async def progress(
+        self,
+        token: str | int,
+        progress: float,
+        total: float | None = None,
+        message: str | None = None,
+    ) -> None:
+        """Report progress on one of the peer's requests (nothing if it was cancelled)."""
+        if self.session.send_progress(token, progress, total, message):
+            await self.flush()
+
     # -- writing -------------------------------------------------------------------------
 
     async def flush(self) -> None:
-        """Write every frame the session has queued, in order."""
+        """Write every frame the session has queued, in order.
+
+        Each frame is written with the id of the peer's request whose handler is running
+        (None outside handlers), so a transport with several streams (Streamable HTTP) can
+        send a handler's notifications and requests on that request's stream.
+        """
+        related = CURRENT_REQUEST.get()
         async with self._write_lock:
             for frame in self.session.data_to_send():
                 if self._closed is not None:
                     return
                 try:
-                    await self.transport.write(frame)
+                    await self.transport.write(frame, related)
                 except ConnectionClosed as exc:
                     self._close_with(exc)
                     return
@@ -247,6 +269,7 @@ class Peer:
 
     async def _answer(self, request: Request) -> None:
         """Run the handler of one incoming request and send its result or error."""
+        CURRENT_REQUEST.set(request.id)
         try:
             result = await self._on_request(request)
         except asyncio.CancelledError:

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from .transport import ConnectionClosed
+from .transport import ConnectionClosed, RelatedId
 
 DEFAULT_MAX_FRAME: Final = 16 * 1024 * 1024
 """Largest frame read, in bytes; a longer line is discarded and reported as oversize."""
@@ -67,7 +67,7 @@ class StreamTransport:
                 break
         return b" " * (self._max_frame + 1)
 
-    async def write(self, frame: bytes) -> None:
+    async def write(self, frame: bytes, related: RelatedId = None) -> None:
         """Write one frame and its newline, waiting while the pipe is full."""
         if self._closed:
             raise ConnectionClosed("the transport is closed")

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
+RelatedId = str | int | None
+"""The id of the peer's request a written frame belongs to (None: to none)."""
+
 
 class ConnectionClosed(Exception):
     """The transport is gone: the peer closed it, died, or we closed it."""
@@ -16,8 +19,12 @@ class Transport(Protocol):
         """Return the next frame, or None once the peer has closed the connection."""
         ...
 
-    async def write(self, frame: bytes) -> None:
-        """Send one frame; raises ``ConnectionClosed`` when the peer is gone."""
+    async def write(self, frame: bytes, related: RelatedId = None) -> None:
+        """Send one frame; raises ``ConnectionClosed`` when the peer is gone.
+
+        ``related`` names the peer's request the frame belongs to (a handler's progress,
+        log messages and requests); transports with one stream ignore it.
+        """
         ...
 
     async def close(self) -> None:

@@ -55,10 +55,8 @@ class RequestContext:
     ) -> None:
         """Report progress, if the peer asked for it (a no-op otherwise)."""
         token = self.request.progress_token
-        if token is not None and self.connection.peer.session.send_progress(
-            token, progress, total, message
-        ):
-            await self.connection.peer.flush()
+        if token is not None:
+            await self.connection.peer.progress(token, progress, total, message)
 
     async def send_request(
         self, method: str, params: Any = None, timeout: float | None = None
