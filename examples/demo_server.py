@@ -11,6 +11,7 @@ variables. Run ``python examples/demo_server.py`` to serve one client over stdio
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import json
 import sys
@@ -19,6 +20,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from generated._runtime.http_server import HttpOptions, serve_http
 from generated._runtime.peer import MCPError
 from generated._runtime.server import CapabilityError
 from generated.v2025_06_18 import Server, ServerContext, Tools
@@ -388,11 +390,22 @@ def main(argv: list[str] | None = None) -> None:
     """Parse the command line and serve."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     transport = parser.add_mutually_exclusive_group()
-    # Only stdio for now; an ``--http HOST:PORT`` option will join this group.
     transport.add_argument("--stdio", action="store_true", help="serve over stdio (the default)")
-    parser.parse_args(argv)
+    transport.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="serve Streamable HTTP at http://HOST:PORT/mcp (and the legacy /sse endpoints)",
+    )
+    parser.add_argument("--json", action="store_true", help="HTTP: answer with JSON, not SSE")
+    parser.add_argument("--stateless", action="store_true", help="HTTP: no sessions")
+    args = parser.parse_args(argv)
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: stop quietly
-        DemoServer().run_stdio()
+        if args.http:
+            host, _, port = args.http.rpartition(":")
+            options = HttpOptions(json_response=args.json, stateless=args.stateless)
+            asyncio.run(serve_http(DemoServer(), host or "127.0.0.1", int(port), options))
+        else:
+            DemoServer().run_stdio()
 
 
 if __name__ == "__main__":

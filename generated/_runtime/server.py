@@ -243,6 +243,19 @@ class ServerConnection(Connection):
             result["instructions"] = self.server.instructions
         return result
 
+    def assume(self, version: str) -> None:
+        """Serve without a handshake (stateless HTTP): take ``version`` as negotiated.
+
+        The client's capabilities are unknown, so requests to the client are refused.
+        """
+        self.server = self.servers.get(version) or self.servers[max(self.servers)]
+        self.methods = self.server.METHODS
+        self.peer.session.methods = self.server.METHODS
+        self.peer.session.batch = self.server.SUPPORTS_BATCH
+        self.protocol_version = self.server.PROTOCOL_VERSION
+        self.our_capabilities = self.server.capabilities()
+        self.initialized = True
+
     def _set_level(self, params: Any) -> dict[str, Any]:
         level = as_json(params).get("level")
         if level not in LOG_LEVELS:
