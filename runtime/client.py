@@ -22,7 +22,7 @@ from .lifecycle import accept_version, as_json, gate
 from .methods import MethodSpec
 from .peer import MCPError, Peer, ProgressCallback
 from .server import Connection, RequestContext, is_implemented
-from .transport import Transport
+from .transport import SessionExpired, Transport
 
 DEFAULT_TIMEOUT_S = 60.0
 """How long a request waits for its response unless the call or the client says otherwise."""
@@ -153,7 +153,24 @@ class ClientBase(Connection):
         """Send a request the server's capabilities allow; return its decoded result."""
         self.check(method, sending=True)
         wait = self.timeout if isinstance(timeout, Default) else timeout
-        return await self.peer.request(method, params, timeout=wait, progress=progress)
+        try:
+            return await self.peer.request(method, params, timeout=wait, progress=progress)
+        except SessionExpired:
+            # The server ended the session (HTTP 404): start a new one, then retry once.
+            result = await self._initialize()
+            accept_version(result.protocol_version, [self.PROTOCOL_VERSION])
+            await self._finish(result)
+            return await self.peer.request(method, params, timeout=wait, progress=progress)
+
+    async def _initialize(self) -> Any:
+        """Send ``initialize`` with this client's version and capabilities; return the result."""
+        self.our_capabilities = self.capabilities()
+        params = {
+            "protocolVersion": self.PROTOCOL_VERSION,
+            "capabilities": self.our_capabilities,
+            "clientInfo": {"name": self.name, "version": self.version},
+        }
+        return await self.peer.request("initialize", params, timeout=self.timeout)
 
     async def ping(self, timeout: float | Default | None = DEFAULT) -> None:
         """Check that the server answers."""
@@ -196,14 +213,8 @@ async def connect_any(
     session = Session(first.METHODS, role="client", batch=first.SUPPORTS_BATCH)
     first.peer = Peer(session, transport, first._on_request, first._on_notification, describe_close)
     first._reader = asyncio.create_task(first.peer.run())
-    first.our_capabilities = first.capabilities()
-    params = {
-        "protocolVersion": first.PROTOCOL_VERSION,
-        "capabilities": first.our_capabilities,
-        "clientInfo": {"name": first.name, "version": first.version},
-    }
     try:
-        result = await first.peer.request("initialize", params, timeout=first.timeout)
+        result = await first._initialize()
         chosen = by_version[accept_version(result.protocol_version, by_version)]
     except BaseException:
         await first.close()

@@ -12,6 +12,14 @@ class ConnectionClosed(Exception):
     """The transport is gone: the peer closed it, died, or we closed it."""
 
 
+class SessionExpired(Exception):
+    """The server no longer knows our session (HTTP 404): the client starts a new one.
+
+    Raised by ``Transport.write``; deliberately not a ``ConnectionClosed``, since the
+    connection itself is fine.
+    """
+
+
 class Transport(Protocol):
     """Moves whole JSON-RPC frames (one JSON value each) between two peers."""
 
