@@ -97,7 +97,7 @@ class ClientBase(Connection):
         self.instructions = None if instructions is msgspec.UNSET else instructions
         await self.peer.notify("notifications/initialized")
 
-    def _adopt(self, other: ClientBase) -> None:
+    def _adopt(self, other: ClientBase, declared: dict[str, Any]) -> None:
         """Take over the connection ``other`` opened (its handshake chose our revision)."""
         self.peer = other.peer
         self._reader = other._reader
@@ -105,7 +105,7 @@ class ClientBase(Connection):
         self.peer.session.methods = self.METHODS
         self.peer.session.batch = self.SUPPORTS_BATCH
         self.peer.retarget(self._on_request, self._on_notification)
-        self.our_capabilities = self.capabilities()
+        self.our_capabilities = declared
 
     async def connect_stdio(
         self,
@@ -157,14 +157,14 @@ class ClientBase(Connection):
             return await self.peer.request(method, params, timeout=wait, progress=progress)
         except SessionExpired:
             # The server ended the session (HTTP 404): start a new one, then retry once.
-            result = await self._initialize()
+            result = await self._initialize(self.our_capabilities)
             accept_version(result.protocol_version, [self.PROTOCOL_VERSION])
             await self._finish(result)
             return await self.peer.request(method, params, timeout=wait, progress=progress)
 
-    async def _initialize(self) -> Any:
-        """Send ``initialize`` with this client's version and capabilities; return the result."""
-        self.our_capabilities = self.capabilities()
+    async def _initialize(self, capabilities: dict[str, Any]) -> Any:
+        """Send ``initialize`` with this client's version and ``capabilities``."""
+        self.our_capabilities = capabilities
         params = {
             "protocolVersion": self.PROTOCOL_VERSION,
             "capabilities": self.our_capabilities,
@@ -213,15 +213,34 @@ async def connect_any(
     session = Session(first.METHODS, role="client", batch=first.SUPPORTS_BATCH)
     first.peer = Peer(session, transport, first._on_request, first._on_notification, describe_close)
     first._reader = asyncio.create_task(first.peer.run())
+    declared = _common_capabilities([c.capabilities() for c in ordered])
     try:
-        result = await first._initialize()
+        result = await first._initialize(declared)
         chosen = by_version[accept_version(result.protocol_version, by_version)]
     except BaseException:
         await first.close()
         raise
     if chosen is not first:
-        chosen._adopt(first)
+        chosen._adopt(first, declared)
         # The result was decoded with the newest revision's types; decode it with the chosen one's.
         result = convert(msgspec.to_builtins(result), chosen.METHODS["initialize"].result)
     await chosen._finish(result)
     return chosen
+
+
+def _common_capabilities(every: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return the capabilities all of ``every`` declare (whichever client is chosen has them)."""
+    common: dict[str, Any] = {}
+    for name, value in every[0].items():
+        others = [caps.get(name) for caps in every[1:]]
+        if any(other is None for other in others):
+            continue
+        if isinstance(value, dict):
+            common[name] = {
+                k: v
+                for k, v in value.items()
+                if all(isinstance(o, dict) and k in o for o in others)
+            }
+        else:
+            common[name] = value
+    return common

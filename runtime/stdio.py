@@ -21,6 +21,8 @@ from .transport import ConnectionClosed, RelatedId
 
 DEFAULT_MAX_FRAME: Final = 16 * 1024 * 1024
 """Largest frame read, in bytes; a longer line is discarded and reported as oversize."""
+EXIT_WAIT_S: Final = 1.0
+"""How long the client waits, once the server's output ends, to learn its exit code."""
 SHUTDOWN_GRACE_S: Final = 2.0
 """How long the client waits after each shutdown step before the next, harder one."""
 
@@ -172,6 +174,14 @@ class SubprocessTransport(StreamTransport):
         assert process.stdout is not None and process.stdin is not None
         super().__init__(process.stdout, process.stdin, max_frame)
         self.process = process
+
+    async def read(self) -> bytes | None:
+        """Return the next frame; at end of output, wait a moment to learn the exit code."""
+        frame = await super().read()
+        if frame is None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.process.wait(), EXIT_WAIT_S)
+        return frame
 
     def exit_description(self) -> str:
         """Say how the server process ended, for error messages."""

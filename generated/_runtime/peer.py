@@ -185,8 +185,11 @@ class Peer:
         future.set_exception(RequestTimeout(f"{method} got no response within {timeout} s"))
 
     def _cancel(self, request_id: int, reason: str) -> None:
+        """Cancel one of our requests on the wire, if it still can be."""
         if request_id in self.session.pending_requests and self._closed is None:
-            self.session.cancel(request_id, reason)
+            # initialize may not be cancelled (the spec says so): it is only abandoned here.
+            with contextlib.suppress(LocalProtocolError):
+                self.session.cancel(request_id, reason)
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification."""
@@ -284,7 +287,11 @@ class Peer:
             traceback.print_exc(file=sys.stderr)
             self.session.send_error(request.id, INTERNAL_ERROR, f"Internal error: {exc}")
         else:
-            self.session.send_response(request.id, result)
+            try:
+                self.session.send_response(request.id, result)
+            except LocalProtocolError as exc:
+                traceback.print_exc(file=sys.stderr)
+                self.session.send_error(request.id, INTERNAL_ERROR, f"Internal error: {exc}")
         finally:
             self._handlers.pop(request.id, None)
         await self.flush()

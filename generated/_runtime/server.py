@@ -211,12 +211,13 @@ class ServerConnection(Connection):
             )
         spec = self.methods[request.method]
         attr = self.server.ROUTES.get(request.method)
-        if request.method == "logging/setLevel" and not (
-            attr and is_implemented(self.server, attr)
-        ):
-            return self._set_level(request.params)
         why = gate(spec, ours=self.our_capabilities, theirs=self.their_capabilities, sending=False)
-        if why is not None or attr is None or not is_implemented(self.server, attr):
+        if why is not None:
+            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method}")
+        implemented = attr is not None and is_implemented(self.server, attr)
+        if request.method == "logging/setLevel" and not implemented:
+            return self._set_level(request.params)
+        if attr is None or not implemented:
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method}")
         handler: Callable[[Any, RequestContext], Awaitable[Any]] = getattr(self.server, attr)
         return await handler(request.params, self.server.CONTEXT(self, request))
@@ -271,6 +272,8 @@ class ServerConnection(Connection):
 
     async def log(self, level: str, data: Any, logger: str | None = None) -> None:
         """Send ``notifications/message`` if ``level`` reaches the client's chosen level."""
+        if level not in LOG_LEVELS:
+            raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
         if LOG_LEVELS.index(level) < LOG_LEVELS.index(self.log_level):
             return
         if not has_capability(self.our_capabilities, "logging"):
