@@ -55,8 +55,13 @@ class RequestContext:
     ) -> None:
         """Report progress, if the peer asked for it (a no-op otherwise)."""
         token = self.request.progress_token
-        if token is not None:
-            await self.connection.peer.progress(token, progress, total, message)
+        if token is None:
+            return
+        spec = self.connection.methods.get("notifications/progress")
+        fields = getattr(spec.params, "__struct_encode_fields__", ()) if spec else ()
+        if "message" not in fields:
+            message = None  # 2024-11-05 progress notifications carry no message
+        await self.connection.peer.progress(token, progress, total, message)
 
     async def send_request(
         self, method: str, params: Any = None, timeout: float | None = None

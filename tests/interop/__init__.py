@@ -1,0 +1,1 @@
+"""Interoperability tests against the official Python MCP SDK, over stdio."""
