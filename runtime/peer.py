@@ -190,12 +190,19 @@ class Peer:
             with contextlib.suppress(LocalProtocolError):
                 self.session.cancel(request_id, reason)
 
-    async def notify(self, method: str, params: Any = None) -> None:
-        """Send a notification."""
+    async def notify(self, method: str, params: Any = None, *, related: bool = True) -> None:
+        """Send a notification; ``related=False``: it belongs to no request even in a handler."""
         if self._closed is not None:
             raise self._closed
         self.session.send_notification(method, params)
-        await self.flush()
+        if related:
+            await self.flush()
+            return
+        token = CURRENT_REQUEST.set(None)
+        try:
+            await self.flush()
+        finally:
+            CURRENT_REQUEST.reset(token)
 
     # -- reading -------------------------------------------------------------------------
 

@@ -208,6 +208,10 @@ class McpHttpApp:
                     _drop_cancelled(session, message.get("params"))
             await _respond(send, 202, b"", extra, content_type=None)
             return
+        if isinstance(parsed, list) and not session.connection.peer.session.batch:
+            error = _error_body("Invalid Request: batches are not supported by this revision")
+            await _respond(send, 400, error, extra)
+            return
         stream = session.open_stream(requests)
         await session.feed(body)
         try:
@@ -368,7 +372,10 @@ async def _stream_sse(
     if endpoint is not None:
         first = f"event: endpoint\ndata: {endpoint}\n\n".encode()
         await send({"type": "http.response.body", "body": first, "more_body": True})
+    # Replayed events may also still wait in the live stream's queue: send each id once.
+    sent: set[str] = set()
     for event_id, data in replay or []:
+        sent.add(event_id)
         await send(
             {"type": "http.response.body", "body": _event(event_id, data), "more_body": True}
         )
@@ -387,6 +394,8 @@ async def _stream_sse(
                 item = getter.result()
                 if item is None:
                     break
+                if item[0] in sent:
+                    continue
                 await send({"type": "http.response.body", "body": _event(*item), "more_body": True})
         finally:
             stream.attached = False

@@ -70,8 +70,8 @@ class RequestContext:
         return await self.connection.request(method, params, timeout=timeout)
 
     async def notify(self, method: str, params: Any = None) -> None:
-        """Send a notification to the peer."""
-        await self.connection.notify(method, params)
+        """Send a notification to the peer; it is not part of this request (HTTP: GET stream)."""
+        await self.connection.notify(method, params, related=False)
 
 
 class ServerContext(RequestContext):
@@ -113,10 +113,10 @@ class Connection:
         self.check(method, sending=True)
         return await self.peer.request(method, params, timeout=timeout, **kw)
 
-    async def notify(self, method: str, params: Any = None) -> None:
+    async def notify(self, method: str, params: Any = None, *, related: bool = True) -> None:
         """Send a notification the capabilities allow."""
         self.check(method, sending=True)
-        await self.peer.notify(method, params)
+        await self.peer.notify(method, params, related=related)
 
 
 class CapabilityError(Exception):
