@@ -56,12 +56,14 @@ class VariantIR:
     kind: Literal["object", "array", "string", "integer", "number", "boolean", "null", "any"]
     required: tuple[str, ...]
     consts: tuple[tuple[str, str], ...]
+    known: tuple[str, ...] = ()
 
     @property
     def call(self) -> str:
         """The ``Variant(...)`` expression that describes this member to the runtime."""
         consts = "(" + "".join(f"({k!r}, {v}), " for k, v in self.consts) + ")"
-        return f"Variant({self.annotation}, {self.kind!r}, {self.required!r}, {consts})"
+        known = f", {self.known!r}" if self.known else ""
+        return f"Variant({self.annotation}, {self.kind!r}, {self.required!r}, {consts}{known})"
 
 
 @dataclass(frozen=True)

@@ -48,15 +48,19 @@ def scalar(text: str, shape: str) -> TypeExpr:
 
 
 def struct(
-    name: str, required: tuple[str, ...], consts: dict[str, Any], tag_field: str | None
+    name: str,
+    required: tuple[str, ...],
+    consts: dict[str, Any],
+    tag_field: str | None,
+    known: tuple[str, ...] = (),
 ) -> TypeExpr:
-    """Return a reference to a generated Struct."""
+    """Return a reference to a generated Struct (``known``: all its wire field names)."""
     tag = consts.get(tag_field) if tag_field else None
     rendered = tuple((k, repr(v)) for k, v in sorted(consts.items()))
     return TypeExpr(
         name,
         "struct",
-        VariantIR(name, "object", tuple(sorted(required)), rendered),
+        VariantIR(name, "object", tuple(sorted(required)), rendered, tuple(sorted(known))),
         tag_field=tag_field,
         tag=tag,
     )

@@ -245,7 +245,8 @@ class _Builder:
         """Return the type expression of a struct by class name."""
         node = self.struct_nodes[cls]
         tag_field = self.tags.get(cls, (None, None))[0]
-        return shapes.struct(cls, tuple(node.required), self.required_consts(cls), tag_field)
+        known = tuple(name for name, _ in node.properties)
+        return shapes.struct(cls, tuple(node.required), self.required_consts(cls), tag_field, known)
 
     def def_expr(self, name: str) -> TypeExpr:
         """Return (and on first use, build) the type of a named definition."""

@@ -11,6 +11,7 @@ variant: the first whose required keys and constant values the value has.
 from __future__ import annotations
 
 import abc
+import typing
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
@@ -34,6 +35,12 @@ class Variant:
     kind: str = "object"
     required: tuple[str, ...] = ()
     consts: tuple[tuple[str, Any], ...] = ()
+    known: tuple[str, ...] = ()
+    """Every field name of an object variant: the variant that knows most keys of a value wins."""
+
+    def score(self, value: Any) -> int:
+        """How many keys of an object value this variant knows."""
+        return sum(1 for key in value if key in self.known) if isinstance(value, dict) else 0
 
     def matches(self, value: Any) -> bool:
         """Whether ``value`` has this variant's shape (its fields are checked by msgspec after)."""
@@ -59,15 +66,22 @@ class UntaggedUnion(abc.ABC):  # noqa: B024 - an ABC for virtual subclasses only
     @classmethod
     def decode_value(cls, value: Any) -> Any:
         """Convert an already-decoded JSON value into the first variant it matches."""
-        for variant in cls.variants:
-            if variant.matches(value):
-                try:
-                    return msgspec.convert(value, variant.type, dec_hook=dec_hook)
-                except msgspec.ValidationError as exc:
+        candidates = [v for v in cls.variants if v.matches(value)]
+        if len(candidates) > 1 and isinstance(value, dict):
+            # A value that fits several shapes goes to the variant that explains most of it.
+            candidates.sort(key=lambda v: -v.score(value))
+        first: str | None = None
+        for variant in candidates:
+            try:
+                return msgspec.convert(value, variant.type, dec_hook=dec_hook)
+            except msgspec.ValidationError as exc:
+                if first is None:
                     # msgspec prefixes a ValueError with the outer path, naming the field.
                     message, _, where = str(exc).partition(" - at `$")
                     inner = f" at `{where.rstrip('`').lstrip('.')}`" if where else ""
-                    raise ValueError(f"{message}{inner} of {_type_name(variant.type)}") from None
+                    first = f"{message}{inner} of {_type_name(variant.type)}"
+        if first is not None:
+            raise ValueError(first)
         names = ", ".join(_type_name(v.type) for v in cls.variants)
         raise ValueError(f"Expected one of {names}, got a value that matches none")
 
@@ -80,9 +94,23 @@ def untagged_union(name: str, *variants: Variant) -> type[UntaggedUnion]:
     """Create the run-time class of an untagged union; each Struct variant counts as an instance."""
     cls = type(name, (UntaggedUnion,), {"variants": variants, "__doc__": f"Untagged union {name}."})
     for variant in variants:
-        if isinstance(variant.type, type) and issubclass(variant.type, msgspec.Struct):
-            abc.ABCMeta.register(cast(abc.ABCMeta, cls), variant.type)
+        # Every variant's class (a Struct, or dict/list/str for the other shapes) counts as an
+        # instance of the union, which is what msgspec checks of what dec_hook returns.
+        runtime_class = _runtime_class(variant.type)
+        if runtime_class is not None:
+            abc.ABCMeta.register(cast(abc.ABCMeta, cls), runtime_class)
     return cls
+
+
+def _runtime_class(tp: Any) -> type | None:
+    """The class values of ``tp`` have at run time (``list[X]``: list, ``Literal["a"]``: str)."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        return _runtime_class(typing.get_args(tp)[0])
+    if origin is typing.Literal:
+        return type(typing.get_args(tp)[0])
+    found = origin or tp
+    return found if isinstance(found, type) else None
 
 
 def dec_hook(tp: Any, value: Any) -> Any:

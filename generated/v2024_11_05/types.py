@@ -1150,8 +1150,14 @@ if TYPE_CHECKING:
 else:
     ClientResult = untagged_union(
         "ClientResult",
-        Variant(CreateMessageResult, "object", ("content", "model", "role"), ()),
-        Variant(ListRootsResult, "object", ("roots",), ()),
+        Variant(
+            CreateMessageResult,
+            "object",
+            ("content", "model", "role"),
+            (),
+            ("_meta", "content", "model", "role", "stopReason"),
+        ),
+        Variant(ListRootsResult, "object", ("roots",), (), ("_meta", "roots")),
         Variant(Result, "object", (), ()),
     )
 """One of: Result, CreateMessageResult, ListRootsResult (told apart by shape when decoding)."""
@@ -1172,10 +1178,34 @@ if TYPE_CHECKING:
 else:
     JSONRPCMessage = untagged_union(
         "JSONRPCMessage",
-        Variant(JSONRPCRequest, "object", ("id", "jsonrpc", "method"), (("jsonrpc", "2.0"),)),
-        Variant(JSONRPCResponse, "object", ("id", "jsonrpc", "result"), (("jsonrpc", "2.0"),)),
-        Variant(JSONRPCError, "object", ("error", "id", "jsonrpc"), (("jsonrpc", "2.0"),)),
-        Variant(JSONRPCNotification, "object", ("jsonrpc", "method"), (("jsonrpc", "2.0"),)),
+        Variant(
+            JSONRPCRequest,
+            "object",
+            ("id", "jsonrpc", "method"),
+            (("jsonrpc", "2.0"),),
+            ("id", "jsonrpc", "method", "params"),
+        ),
+        Variant(
+            JSONRPCResponse,
+            "object",
+            ("id", "jsonrpc", "result"),
+            (("jsonrpc", "2.0"),),
+            ("id", "jsonrpc", "result"),
+        ),
+        Variant(
+            JSONRPCError,
+            "object",
+            ("error", "id", "jsonrpc"),
+            (("jsonrpc", "2.0"),),
+            ("error", "id", "jsonrpc"),
+        ),
+        Variant(
+            JSONRPCNotification,
+            "object",
+            ("jsonrpc", "method"),
+            (("jsonrpc", "2.0"),),
+            ("jsonrpc", "method", "params"),
+        ),
     )
 """One of: JSONRPCRequest, JSONRPCNotification, JSONRPCResponse, JSONRPCError (told apart by shape when decoding)."""
 
@@ -1253,15 +1283,29 @@ if TYPE_CHECKING:
 else:
     ServerResult = untagged_union(
         "ServerResult",
-        Variant(InitializeResult, "object", ("capabilities", "protocolVersion", "serverInfo"), ()),
-        Variant(ListResourcesResult, "object", ("resources",), ()),
-        Variant(ListResourceTemplatesResult, "object", ("resourceTemplates",), ()),
-        Variant(ReadResourceResult, "object", ("contents",), ()),
-        Variant(ListPromptsResult, "object", ("prompts",), ()),
-        Variant(GetPromptResult, "object", ("messages",), ()),
-        Variant(ListToolsResult, "object", ("tools",), ()),
-        Variant(CallToolResult, "object", ("content",), ()),
-        Variant(CompleteResult, "object", ("completion",), ()),
+        Variant(
+            InitializeResult,
+            "object",
+            ("capabilities", "protocolVersion", "serverInfo"),
+            (),
+            ("_meta", "capabilities", "instructions", "protocolVersion", "serverInfo"),
+        ),
+        Variant(
+            ListResourcesResult, "object", ("resources",), (), ("_meta", "nextCursor", "resources")
+        ),
+        Variant(
+            ListResourceTemplatesResult,
+            "object",
+            ("resourceTemplates",),
+            (),
+            ("_meta", "nextCursor", "resourceTemplates"),
+        ),
+        Variant(ReadResourceResult, "object", ("contents",), (), ("_meta", "contents")),
+        Variant(ListPromptsResult, "object", ("prompts",), (), ("_meta", "nextCursor", "prompts")),
+        Variant(GetPromptResult, "object", ("messages",), (), ("_meta", "description", "messages")),
+        Variant(ListToolsResult, "object", ("tools",), (), ("_meta", "nextCursor", "tools")),
+        Variant(CallToolResult, "object", ("content",), (), ("_meta", "content", "isError")),
+        Variant(CompleteResult, "object", ("completion",), (), ("_meta", "completion")),
         Variant(Result, "object", (), ()),
     )
 """One of: Result, InitializeResult, ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult, ListPromptsResult, GetPromptResult, ListToolsResult, CallToolResult, CompleteResult (told apart by shape when decoding)."""
@@ -1273,8 +1317,8 @@ if TYPE_CHECKING:
 else:
     TextResourceContentsOrBlobResourceContents = untagged_union(
         "TextResourceContentsOrBlobResourceContents",
-        Variant(TextResourceContents, "object", ("text", "uri"), ()),
-        Variant(BlobResourceContents, "object", ("blob", "uri"), ()),
+        Variant(TextResourceContents, "object", ("text", "uri"), (), ("mimeType", "text", "uri")),
+        Variant(BlobResourceContents, "object", ("blob", "uri"), (), ("blob", "mimeType", "uri")),
     )
 """One of: TextResourceContents, BlobResourceContents (told apart by shape when decoding)."""
 

@@ -1135,8 +1135,14 @@ if TYPE_CHECKING:
 else:
     ClientResult = untagged_union(
         "ClientResult",
-        Variant(CreateMessageResult, "object", ("content", "model", "role"), ()),
-        Variant(ListRootsResult, "object", ("roots",), ()),
+        Variant(
+            CreateMessageResult,
+            "object",
+            ("content", "model", "role"),
+            (),
+            ("_meta", "content", "model", "role", "stopReason"),
+        ),
+        Variant(ListRootsResult, "object", ("roots",), (), ("_meta", "roots")),
         Variant(Result, "object", (), ()),
     )
 """One of: Result, CreateMessageResult, ListRootsResult (told apart by shape when decoding)."""
@@ -1155,8 +1161,20 @@ if TYPE_CHECKING:
 else:
     JSONRPCRequestOrJSONRPCNotification = untagged_union(
         "JSONRPCRequestOrJSONRPCNotification",
-        Variant(JSONRPCRequest, "object", ("id", "jsonrpc", "method"), (("jsonrpc", "2.0"),)),
-        Variant(JSONRPCNotification, "object", ("jsonrpc", "method"), (("jsonrpc", "2.0"),)),
+        Variant(
+            JSONRPCRequest,
+            "object",
+            ("id", "jsonrpc", "method"),
+            (("jsonrpc", "2.0"),),
+            ("id", "jsonrpc", "method", "params"),
+        ),
+        Variant(
+            JSONRPCNotification,
+            "object",
+            ("jsonrpc", "method"),
+            (("jsonrpc", "2.0"),),
+            ("jsonrpc", "method", "params"),
+        ),
     )
 """One of: JSONRPCRequest, JSONRPCNotification (told apart by shape when decoding)."""
 
@@ -1168,8 +1186,20 @@ if TYPE_CHECKING:
 else:
     JSONRPCResponseOrJSONRPCError = untagged_union(
         "JSONRPCResponseOrJSONRPCError",
-        Variant(JSONRPCResponse, "object", ("id", "jsonrpc", "result"), (("jsonrpc", "2.0"),)),
-        Variant(JSONRPCError, "object", ("error", "id", "jsonrpc"), (("jsonrpc", "2.0"),)),
+        Variant(
+            JSONRPCResponse,
+            "object",
+            ("id", "jsonrpc", "result"),
+            (("jsonrpc", "2.0"),),
+            ("id", "jsonrpc", "result"),
+        ),
+        Variant(
+            JSONRPCError,
+            "object",
+            ("error", "id", "jsonrpc"),
+            (("jsonrpc", "2.0"),),
+            ("error", "id", "jsonrpc"),
+        ),
     )
 """One of: JSONRPCResponse, JSONRPCError (told apart by shape when decoding)."""
 
@@ -1188,10 +1218,34 @@ if TYPE_CHECKING:
 else:
     JSONRPCMessage = untagged_union(
         "JSONRPCMessage",
-        Variant(JSONRPCRequest, "object", ("id", "jsonrpc", "method"), (("jsonrpc", "2.0"),)),
-        Variant(JSONRPCResponse, "object", ("id", "jsonrpc", "result"), (("jsonrpc", "2.0"),)),
-        Variant(JSONRPCError, "object", ("error", "id", "jsonrpc"), (("jsonrpc", "2.0"),)),
-        Variant(JSONRPCNotification, "object", ("jsonrpc", "method"), (("jsonrpc", "2.0"),)),
+        Variant(
+            JSONRPCRequest,
+            "object",
+            ("id", "jsonrpc", "method"),
+            (("jsonrpc", "2.0"),),
+            ("id", "jsonrpc", "method", "params"),
+        ),
+        Variant(
+            JSONRPCResponse,
+            "object",
+            ("id", "jsonrpc", "result"),
+            (("jsonrpc", "2.0"),),
+            ("id", "jsonrpc", "result"),
+        ),
+        Variant(
+            JSONRPCError,
+            "object",
+            ("error", "id", "jsonrpc"),
+            (("jsonrpc", "2.0"),),
+            ("error", "id", "jsonrpc"),
+        ),
+        Variant(
+            JSONRPCNotification,
+            "object",
+            ("jsonrpc", "method"),
+            (("jsonrpc", "2.0"),),
+            ("jsonrpc", "method", "params"),
+        ),
         Variant(list[JSONRPCRequestOrJSONRPCNotification], "array", (), ()),
         Variant(list[JSONRPCResponseOrJSONRPCError], "array", (), ()),
     )
@@ -1271,15 +1325,29 @@ if TYPE_CHECKING:
 else:
     ServerResult = untagged_union(
         "ServerResult",
-        Variant(InitializeResult, "object", ("capabilities", "protocolVersion", "serverInfo"), ()),
-        Variant(ListResourcesResult, "object", ("resources",), ()),
-        Variant(ListResourceTemplatesResult, "object", ("resourceTemplates",), ()),
-        Variant(ReadResourceResult, "object", ("contents",), ()),
-        Variant(ListPromptsResult, "object", ("prompts",), ()),
-        Variant(GetPromptResult, "object", ("messages",), ()),
-        Variant(ListToolsResult, "object", ("tools",), ()),
-        Variant(CallToolResult, "object", ("content",), ()),
-        Variant(CompleteResult, "object", ("completion",), ()),
+        Variant(
+            InitializeResult,
+            "object",
+            ("capabilities", "protocolVersion", "serverInfo"),
+            (),
+            ("_meta", "capabilities", "instructions", "protocolVersion", "serverInfo"),
+        ),
+        Variant(
+            ListResourcesResult, "object", ("resources",), (), ("_meta", "nextCursor", "resources")
+        ),
+        Variant(
+            ListResourceTemplatesResult,
+            "object",
+            ("resourceTemplates",),
+            (),
+            ("_meta", "nextCursor", "resourceTemplates"),
+        ),
+        Variant(ReadResourceResult, "object", ("contents",), (), ("_meta", "contents")),
+        Variant(ListPromptsResult, "object", ("prompts",), (), ("_meta", "nextCursor", "prompts")),
+        Variant(GetPromptResult, "object", ("messages",), (), ("_meta", "description", "messages")),
+        Variant(ListToolsResult, "object", ("tools",), (), ("_meta", "nextCursor", "tools")),
+        Variant(CallToolResult, "object", ("content",), (), ("_meta", "content", "isError")),
+        Variant(CompleteResult, "object", ("completion",), (), ("_meta", "completion")),
         Variant(Result, "object", (), ()),
     )
 """One of: Result, InitializeResult, ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult, ListPromptsResult, GetPromptResult, ListToolsResult, CallToolResult, CompleteResult (told apart by shape when decoding)."""
@@ -1291,8 +1359,8 @@ if TYPE_CHECKING:
 else:
     TextResourceContentsOrBlobResourceContents = untagged_union(
         "TextResourceContentsOrBlobResourceContents",
-        Variant(TextResourceContents, "object", ("text", "uri"), ()),
-        Variant(BlobResourceContents, "object", ("blob", "uri"), ()),
+        Variant(TextResourceContents, "object", ("text", "uri"), (), ("mimeType", "text", "uri")),
+        Variant(BlobResourceContents, "object", ("blob", "uri"), (), ("blob", "mimeType", "uri")),
     )
 """One of: TextResourceContents, BlobResourceContents (told apart by shape when decoding)."""
 

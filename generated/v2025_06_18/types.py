@@ -1421,9 +1421,15 @@ if TYPE_CHECKING:
 else:
     ClientResult = untagged_union(
         "ClientResult",
-        Variant(CreateMessageResult, "object", ("content", "model", "role"), ()),
-        Variant(ListRootsResult, "object", ("roots",), ()),
-        Variant(ElicitResult, "object", ("action",), ()),
+        Variant(
+            CreateMessageResult,
+            "object",
+            ("content", "model", "role"),
+            (),
+            ("_meta", "content", "model", "role", "stopReason"),
+        ),
+        Variant(ListRootsResult, "object", ("roots",), (), ("_meta", "roots")),
+        Variant(ElicitResult, "object", ("action",), (), ("_meta", "action", "content")),
         Variant(Result, "object", (), ()),
     )
 """One of: Result, CreateMessageResult, ListRootsResult, ElicitResult (told apart by shape when decoding)."""
@@ -1449,10 +1455,34 @@ if TYPE_CHECKING:
 else:
     JSONRPCMessage = untagged_union(
         "JSONRPCMessage",
-        Variant(JSONRPCRequest, "object", ("id", "jsonrpc", "method"), (("jsonrpc", "2.0"),)),
-        Variant(JSONRPCResponse, "object", ("id", "jsonrpc", "result"), (("jsonrpc", "2.0"),)),
-        Variant(JSONRPCError, "object", ("error", "id", "jsonrpc"), (("jsonrpc", "2.0"),)),
-        Variant(JSONRPCNotification, "object", ("jsonrpc", "method"), (("jsonrpc", "2.0"),)),
+        Variant(
+            JSONRPCRequest,
+            "object",
+            ("id", "jsonrpc", "method"),
+            (("jsonrpc", "2.0"),),
+            ("id", "jsonrpc", "method", "params"),
+        ),
+        Variant(
+            JSONRPCResponse,
+            "object",
+            ("id", "jsonrpc", "result"),
+            (("jsonrpc", "2.0"),),
+            ("id", "jsonrpc", "result"),
+        ),
+        Variant(
+            JSONRPCError,
+            "object",
+            ("error", "id", "jsonrpc"),
+            (("jsonrpc", "2.0"),),
+            ("error", "id", "jsonrpc"),
+        ),
+        Variant(
+            JSONRPCNotification,
+            "object",
+            ("jsonrpc", "method"),
+            (("jsonrpc", "2.0"),),
+            ("jsonrpc", "method", "params"),
+        ),
     )
 """One of: JSONRPCRequest, JSONRPCNotification, JSONRPCResponse, JSONRPCError (told apart by shape when decoding)."""
 
@@ -1484,10 +1514,34 @@ if TYPE_CHECKING:
 else:
     PrimitiveSchemaDefinition = untagged_union(
         "PrimitiveSchemaDefinition",
-        Variant(EnumSchema, "object", ("enum", "type"), (("type", "string"),)),
-        Variant(StringSchema, "object", ("type",), (("type", "string"),)),
-        Variant(BooleanSchema, "object", ("type",), (("type", "boolean"),)),
-        Variant(NumberSchema, "object", ("type",), ()),
+        Variant(
+            EnumSchema,
+            "object",
+            ("enum", "type"),
+            (("type", "string"),),
+            ("description", "enum", "enumNames", "title", "type"),
+        ),
+        Variant(
+            StringSchema,
+            "object",
+            ("type",),
+            (("type", "string"),),
+            ("description", "format", "maxLength", "minLength", "title", "type"),
+        ),
+        Variant(
+            BooleanSchema,
+            "object",
+            ("type",),
+            (("type", "boolean"),),
+            ("default", "description", "title", "type"),
+        ),
+        Variant(
+            NumberSchema,
+            "object",
+            ("type",),
+            (),
+            ("description", "maximum", "minimum", "title", "type"),
+        ),
     )
 """One of: StringSchema, NumberSchema, BooleanSchema, EnumSchema (told apart by shape when decoding)."""
 
@@ -1542,15 +1596,35 @@ if TYPE_CHECKING:
 else:
     ServerResult = untagged_union(
         "ServerResult",
-        Variant(InitializeResult, "object", ("capabilities", "protocolVersion", "serverInfo"), ()),
-        Variant(ListResourcesResult, "object", ("resources",), ()),
-        Variant(ListResourceTemplatesResult, "object", ("resourceTemplates",), ()),
-        Variant(ReadResourceResult, "object", ("contents",), ()),
-        Variant(ListPromptsResult, "object", ("prompts",), ()),
-        Variant(GetPromptResult, "object", ("messages",), ()),
-        Variant(ListToolsResult, "object", ("tools",), ()),
-        Variant(CallToolResult, "object", ("content",), ()),
-        Variant(CompleteResult, "object", ("completion",), ()),
+        Variant(
+            InitializeResult,
+            "object",
+            ("capabilities", "protocolVersion", "serverInfo"),
+            (),
+            ("_meta", "capabilities", "instructions", "protocolVersion", "serverInfo"),
+        ),
+        Variant(
+            ListResourcesResult, "object", ("resources",), (), ("_meta", "nextCursor", "resources")
+        ),
+        Variant(
+            ListResourceTemplatesResult,
+            "object",
+            ("resourceTemplates",),
+            (),
+            ("_meta", "nextCursor", "resourceTemplates"),
+        ),
+        Variant(ReadResourceResult, "object", ("contents",), (), ("_meta", "contents")),
+        Variant(ListPromptsResult, "object", ("prompts",), (), ("_meta", "nextCursor", "prompts")),
+        Variant(GetPromptResult, "object", ("messages",), (), ("_meta", "description", "messages")),
+        Variant(ListToolsResult, "object", ("tools",), (), ("_meta", "nextCursor", "tools")),
+        Variant(
+            CallToolResult,
+            "object",
+            ("content",),
+            (),
+            ("_meta", "content", "isError", "structuredContent"),
+        ),
+        Variant(CompleteResult, "object", ("completion",), (), ("_meta", "completion")),
         Variant(Result, "object", (), ()),
     )
 """One of: Result, InitializeResult, ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult, ListPromptsResult, GetPromptResult, ListToolsResult, CallToolResult, CompleteResult (told apart by shape when decoding)."""
@@ -1562,8 +1636,20 @@ if TYPE_CHECKING:
 else:
     TextResourceContentsOrBlobResourceContents = untagged_union(
         "TextResourceContentsOrBlobResourceContents",
-        Variant(TextResourceContents, "object", ("text", "uri"), ()),
-        Variant(BlobResourceContents, "object", ("blob", "uri"), ()),
+        Variant(
+            TextResourceContents,
+            "object",
+            ("text", "uri"),
+            (),
+            ("_meta", "mimeType", "text", "uri"),
+        ),
+        Variant(
+            BlobResourceContents,
+            "object",
+            ("blob", "uri"),
+            (),
+            ("_meta", "blob", "mimeType", "uri"),
+        ),
     )
 """One of: TextResourceContents, BlobResourceContents (told apart by shape when decoding)."""
 

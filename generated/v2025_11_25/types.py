@@ -2426,18 +2426,47 @@ else:
     ClientResult = untagged_union(
         "ClientResult",
         Variant(
-            GetTaskResult, "object", ("createdAt", "lastUpdatedAt", "status", "taskId", "ttl"), ()
+            GetTaskResult,
+            "object",
+            ("createdAt", "lastUpdatedAt", "status", "taskId", "ttl"),
+            (),
+            (
+                "_meta",
+                "createdAt",
+                "lastUpdatedAt",
+                "pollInterval",
+                "status",
+                "statusMessage",
+                "taskId",
+                "ttl",
+            ),
         ),
         Variant(
             CancelTaskResult,
             "object",
             ("createdAt", "lastUpdatedAt", "status", "taskId", "ttl"),
             (),
+            (
+                "_meta",
+                "createdAt",
+                "lastUpdatedAt",
+                "pollInterval",
+                "status",
+                "statusMessage",
+                "taskId",
+                "ttl",
+            ),
         ),
-        Variant(CreateMessageResult, "object", ("content", "model", "role"), ()),
-        Variant(ListTasksResult, "object", ("tasks",), ()),
-        Variant(ListRootsResult, "object", ("roots",), ()),
-        Variant(ElicitResult, "object", ("action",), ()),
+        Variant(
+            CreateMessageResult,
+            "object",
+            ("content", "model", "role"),
+            (),
+            ("_meta", "content", "model", "role", "stopReason"),
+        ),
+        Variant(ListTasksResult, "object", ("tasks",), (), ("_meta", "nextCursor", "tasks")),
+        Variant(ListRootsResult, "object", ("roots",), (), ("_meta", "roots")),
+        Variant(ElicitResult, "object", ("action",), (), ("_meta", "action", "content")),
         Variant(Result, "object", (), ()),
         Variant(GetTaskPayloadResult, "object", (), ()),
     )
@@ -2461,8 +2490,15 @@ else:
             "object",
             ("elicitationId", "message", "mode", "url"),
             (("mode", "url"),),
+            ("_meta", "elicitationId", "message", "mode", "task", "url"),
         ),
-        Variant(ElicitRequestFormParams, "object", ("message", "requestedSchema"), ()),
+        Variant(
+            ElicitRequestFormParams,
+            "object",
+            ("message", "requestedSchema"),
+            (),
+            ("_meta", "message", "mode", "requestedSchema", "task"),
+        ),
     )
 """One of: ElicitRequestURLParams, ElicitRequestFormParams (told apart by shape when decoding)."""
 
@@ -2480,11 +2516,41 @@ if TYPE_CHECKING:
 else:
     EnumSchema = untagged_union(
         "EnumSchema",
-        Variant(UntitledSingleSelectEnumSchema, "object", ("enum", "type"), (("type", "string"),)),
-        Variant(TitledSingleSelectEnumSchema, "object", ("oneOf", "type"), (("type", "string"),)),
-        Variant(UntitledMultiSelectEnumSchema, "object", ("items", "type"), (("type", "array"),)),
-        Variant(TitledMultiSelectEnumSchema, "object", ("items", "type"), (("type", "array"),)),
-        Variant(LegacyTitledEnumSchema, "object", ("enum", "type"), (("type", "string"),)),
+        Variant(
+            UntitledSingleSelectEnumSchema,
+            "object",
+            ("enum", "type"),
+            (("type", "string"),),
+            ("default", "description", "enum", "title", "type"),
+        ),
+        Variant(
+            TitledSingleSelectEnumSchema,
+            "object",
+            ("oneOf", "type"),
+            (("type", "string"),),
+            ("default", "description", "oneOf", "title", "type"),
+        ),
+        Variant(
+            UntitledMultiSelectEnumSchema,
+            "object",
+            ("items", "type"),
+            (("type", "array"),),
+            ("default", "description", "items", "maxItems", "minItems", "title", "type"),
+        ),
+        Variant(
+            TitledMultiSelectEnumSchema,
+            "object",
+            ("items", "type"),
+            (("type", "array"),),
+            ("default", "description", "items", "maxItems", "minItems", "title", "type"),
+        ),
+        Variant(
+            LegacyTitledEnumSchema,
+            "object",
+            ("enum", "type"),
+            (("type", "string"),),
+            ("default", "description", "enum", "enumNames", "title", "type"),
+        ),
     )
 """One of: UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema, LegacyTitledEnumSchema (told apart by shape when decoding)."""
 
@@ -2495,12 +2561,34 @@ if TYPE_CHECKING:
 else:
     JSONRPCMessage = untagged_union(
         "JSONRPCMessage",
-        Variant(JSONRPCRequest, "object", ("id", "jsonrpc", "method"), (("jsonrpc", "2.0"),)),
         Variant(
-            JSONRPCResultResponse, "object", ("id", "jsonrpc", "result"), (("jsonrpc", "2.0"),)
+            JSONRPCRequest,
+            "object",
+            ("id", "jsonrpc", "method"),
+            (("jsonrpc", "2.0"),),
+            ("id", "jsonrpc", "method", "params"),
         ),
-        Variant(JSONRPCNotification, "object", ("jsonrpc", "method"), (("jsonrpc", "2.0"),)),
-        Variant(JSONRPCErrorResponse, "object", ("error", "jsonrpc"), (("jsonrpc", "2.0"),)),
+        Variant(
+            JSONRPCResultResponse,
+            "object",
+            ("id", "jsonrpc", "result"),
+            (("jsonrpc", "2.0"),),
+            ("id", "jsonrpc", "result"),
+        ),
+        Variant(
+            JSONRPCNotification,
+            "object",
+            ("jsonrpc", "method"),
+            (("jsonrpc", "2.0"),),
+            ("jsonrpc", "method", "params"),
+        ),
+        Variant(
+            JSONRPCErrorResponse,
+            "object",
+            ("error", "jsonrpc"),
+            (("jsonrpc", "2.0"),),
+            ("error", "id", "jsonrpc"),
+        ),
     )
 """One of: JSONRPCRequest, JSONRPCNotification, JSONRPCResultResponse, JSONRPCErrorResponse (told apart by shape when decoding)."""
 
@@ -2510,9 +2598,19 @@ else:
     JSONRPCResponse = untagged_union(
         "JSONRPCResponse",
         Variant(
-            JSONRPCResultResponse, "object", ("id", "jsonrpc", "result"), (("jsonrpc", "2.0"),)
+            JSONRPCResultResponse,
+            "object",
+            ("id", "jsonrpc", "result"),
+            (("jsonrpc", "2.0"),),
+            ("id", "jsonrpc", "result"),
         ),
-        Variant(JSONRPCErrorResponse, "object", ("error", "jsonrpc"), (("jsonrpc", "2.0"),)),
+        Variant(
+            JSONRPCErrorResponse,
+            "object",
+            ("error", "jsonrpc"),
+            (("jsonrpc", "2.0"),),
+            ("error", "id", "jsonrpc"),
+        ),
     )
 """One of: JSONRPCResultResponse, JSONRPCErrorResponse (told apart by shape when decoding)."""
 
@@ -2529,8 +2627,20 @@ if TYPE_CHECKING:
 else:
     MultiSelectEnumSchema = untagged_union(
         "MultiSelectEnumSchema",
-        Variant(UntitledMultiSelectEnumSchema, "object", ("items", "type"), (("type", "array"),)),
-        Variant(TitledMultiSelectEnumSchema, "object", ("items", "type"), (("type", "array"),)),
+        Variant(
+            UntitledMultiSelectEnumSchema,
+            "object",
+            ("items", "type"),
+            (("type", "array"),),
+            ("default", "description", "items", "maxItems", "minItems", "title", "type"),
+        ),
+        Variant(
+            TitledMultiSelectEnumSchema,
+            "object",
+            ("items", "type"),
+            (("type", "array"),),
+            ("default", "description", "items", "maxItems", "minItems", "title", "type"),
+        ),
     )
 """One of: UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema (told apart by shape when decoding)."""
 
@@ -2548,14 +2658,62 @@ if TYPE_CHECKING:
 else:
     PrimitiveSchemaDefinition = untagged_union(
         "PrimitiveSchemaDefinition",
-        Variant(UntitledSingleSelectEnumSchema, "object", ("enum", "type"), (("type", "string"),)),
-        Variant(TitledSingleSelectEnumSchema, "object", ("oneOf", "type"), (("type", "string"),)),
-        Variant(UntitledMultiSelectEnumSchema, "object", ("items", "type"), (("type", "array"),)),
-        Variant(TitledMultiSelectEnumSchema, "object", ("items", "type"), (("type", "array"),)),
-        Variant(LegacyTitledEnumSchema, "object", ("enum", "type"), (("type", "string"),)),
-        Variant(StringSchema, "object", ("type",), (("type", "string"),)),
-        Variant(BooleanSchema, "object", ("type",), (("type", "boolean"),)),
-        Variant(NumberSchema, "object", ("type",), ()),
+        Variant(
+            UntitledSingleSelectEnumSchema,
+            "object",
+            ("enum", "type"),
+            (("type", "string"),),
+            ("default", "description", "enum", "title", "type"),
+        ),
+        Variant(
+            TitledSingleSelectEnumSchema,
+            "object",
+            ("oneOf", "type"),
+            (("type", "string"),),
+            ("default", "description", "oneOf", "title", "type"),
+        ),
+        Variant(
+            UntitledMultiSelectEnumSchema,
+            "object",
+            ("items", "type"),
+            (("type", "array"),),
+            ("default", "description", "items", "maxItems", "minItems", "title", "type"),
+        ),
+        Variant(
+            TitledMultiSelectEnumSchema,
+            "object",
+            ("items", "type"),
+            (("type", "array"),),
+            ("default", "description", "items", "maxItems", "minItems", "title", "type"),
+        ),
+        Variant(
+            LegacyTitledEnumSchema,
+            "object",
+            ("enum", "type"),
+            (("type", "string"),),
+            ("default", "description", "enum", "enumNames", "title", "type"),
+        ),
+        Variant(
+            StringSchema,
+            "object",
+            ("type",),
+            (("type", "string"),),
+            ("default", "description", "format", "maxLength", "minLength", "title", "type"),
+        ),
+        Variant(
+            BooleanSchema,
+            "object",
+            ("type",),
+            (("type", "boolean"),),
+            ("default", "description", "title", "type"),
+        ),
+        Variant(
+            NumberSchema,
+            "object",
+            ("type",),
+            (),
+            ("default", "description", "maximum", "minimum", "title", "type"),
+        ),
     )
 """One of: StringSchema, NumberSchema, BooleanSchema, UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema, LegacyTitledEnumSchema (told apart by shape when decoding)."""
 
@@ -2619,24 +2777,67 @@ else:
     ServerResult = untagged_union(
         "ServerResult",
         Variant(
-            GetTaskResult, "object", ("createdAt", "lastUpdatedAt", "status", "taskId", "ttl"), ()
+            GetTaskResult,
+            "object",
+            ("createdAt", "lastUpdatedAt", "status", "taskId", "ttl"),
+            (),
+            (
+                "_meta",
+                "createdAt",
+                "lastUpdatedAt",
+                "pollInterval",
+                "status",
+                "statusMessage",
+                "taskId",
+                "ttl",
+            ),
         ),
         Variant(
             CancelTaskResult,
             "object",
             ("createdAt", "lastUpdatedAt", "status", "taskId", "ttl"),
             (),
+            (
+                "_meta",
+                "createdAt",
+                "lastUpdatedAt",
+                "pollInterval",
+                "status",
+                "statusMessage",
+                "taskId",
+                "ttl",
+            ),
         ),
-        Variant(InitializeResult, "object", ("capabilities", "protocolVersion", "serverInfo"), ()),
-        Variant(ListResourcesResult, "object", ("resources",), ()),
-        Variant(ListResourceTemplatesResult, "object", ("resourceTemplates",), ()),
-        Variant(ReadResourceResult, "object", ("contents",), ()),
-        Variant(ListPromptsResult, "object", ("prompts",), ()),
-        Variant(GetPromptResult, "object", ("messages",), ()),
-        Variant(ListToolsResult, "object", ("tools",), ()),
-        Variant(CallToolResult, "object", ("content",), ()),
-        Variant(ListTasksResult, "object", ("tasks",), ()),
-        Variant(CompleteResult, "object", ("completion",), ()),
+        Variant(
+            InitializeResult,
+            "object",
+            ("capabilities", "protocolVersion", "serverInfo"),
+            (),
+            ("_meta", "capabilities", "instructions", "protocolVersion", "serverInfo"),
+        ),
+        Variant(
+            ListResourcesResult, "object", ("resources",), (), ("_meta", "nextCursor", "resources")
+        ),
+        Variant(
+            ListResourceTemplatesResult,
+            "object",
+            ("resourceTemplates",),
+            (),
+            ("_meta", "nextCursor", "resourceTemplates"),
+        ),
+        Variant(ReadResourceResult, "object", ("contents",), (), ("_meta", "contents")),
+        Variant(ListPromptsResult, "object", ("prompts",), (), ("_meta", "nextCursor", "prompts")),
+        Variant(GetPromptResult, "object", ("messages",), (), ("_meta", "description", "messages")),
+        Variant(ListToolsResult, "object", ("tools",), (), ("_meta", "nextCursor", "tools")),
+        Variant(
+            CallToolResult,
+            "object",
+            ("content",),
+            (),
+            ("_meta", "content", "isError", "structuredContent"),
+        ),
+        Variant(ListTasksResult, "object", ("tasks",), (), ("_meta", "nextCursor", "tasks")),
+        Variant(CompleteResult, "object", ("completion",), (), ("_meta", "completion")),
         Variant(Result, "object", (), ()),
         Variant(GetTaskPayloadResult, "object", (), ()),
     )
@@ -2649,8 +2850,20 @@ if TYPE_CHECKING:
 else:
     SingleSelectEnumSchema = untagged_union(
         "SingleSelectEnumSchema",
-        Variant(UntitledSingleSelectEnumSchema, "object", ("enum", "type"), (("type", "string"),)),
-        Variant(TitledSingleSelectEnumSchema, "object", ("oneOf", "type"), (("type", "string"),)),
+        Variant(
+            UntitledSingleSelectEnumSchema,
+            "object",
+            ("enum", "type"),
+            (("type", "string"),),
+            ("default", "description", "enum", "title", "type"),
+        ),
+        Variant(
+            TitledSingleSelectEnumSchema,
+            "object",
+            ("oneOf", "type"),
+            (("type", "string"),),
+            ("default", "description", "oneOf", "title", "type"),
+        ),
     )
 """One of: UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema (told apart by shape when decoding)."""
 
@@ -2664,8 +2877,20 @@ if TYPE_CHECKING:
 else:
     TextResourceContentsOrBlobResourceContents = untagged_union(
         "TextResourceContentsOrBlobResourceContents",
-        Variant(TextResourceContents, "object", ("text", "uri"), ()),
-        Variant(BlobResourceContents, "object", ("blob", "uri"), ()),
+        Variant(
+            TextResourceContents,
+            "object",
+            ("text", "uri"),
+            (),
+            ("_meta", "mimeType", "text", "uri"),
+        ),
+        Variant(
+            BlobResourceContents,
+            "object",
+            ("blob", "uri"),
+            (),
+            ("_meta", "blob", "mimeType", "uri"),
+        ),
     )
 """One of: TextResourceContents, BlobResourceContents (told apart by shape when decoding)."""
 

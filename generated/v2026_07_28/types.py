@@ -2899,8 +2899,20 @@ if TYPE_CHECKING:
 else:
     ElicitRequestParams = untagged_union(
         "ElicitRequestParams",
-        Variant(ElicitRequestURLParams, "object", ("message", "mode", "url"), (("mode", "url"),)),
-        Variant(ElicitRequestFormParams, "object", ("message", "requestedSchema"), ()),
+        Variant(
+            ElicitRequestURLParams,
+            "object",
+            ("message", "mode", "url"),
+            (("mode", "url"),),
+            ("message", "mode", "url"),
+        ),
+        Variant(
+            ElicitRequestFormParams,
+            "object",
+            ("message", "requestedSchema"),
+            (),
+            ("message", "mode", "requestedSchema"),
+        ),
     )
 """One of: ElicitRequestFormParams, ElicitRequestURLParams (told apart by shape when decoding)."""
 
@@ -2918,11 +2930,41 @@ if TYPE_CHECKING:
 else:
     EnumSchema = untagged_union(
         "EnumSchema",
-        Variant(UntitledSingleSelectEnumSchema, "object", ("enum", "type"), (("type", "string"),)),
-        Variant(TitledSingleSelectEnumSchema, "object", ("oneOf", "type"), (("type", "string"),)),
-        Variant(UntitledMultiSelectEnumSchema, "object", ("items", "type"), (("type", "array"),)),
-        Variant(TitledMultiSelectEnumSchema, "object", ("items", "type"), (("type", "array"),)),
-        Variant(LegacyTitledEnumSchema, "object", ("enum", "type"), (("type", "string"),)),
+        Variant(
+            UntitledSingleSelectEnumSchema,
+            "object",
+            ("enum", "type"),
+            (("type", "string"),),
+            ("default", "description", "enum", "title", "type"),
+        ),
+        Variant(
+            TitledSingleSelectEnumSchema,
+            "object",
+            ("oneOf", "type"),
+            (("type", "string"),),
+            ("default", "description", "oneOf", "title", "type"),
+        ),
+        Variant(
+            UntitledMultiSelectEnumSchema,
+            "object",
+            ("items", "type"),
+            (("type", "array"),),
+            ("default", "description", "items", "maxItems", "minItems", "title", "type"),
+        ),
+        Variant(
+            TitledMultiSelectEnumSchema,
+            "object",
+            ("items", "type"),
+            (("type", "array"),),
+            ("default", "description", "items", "maxItems", "minItems", "title", "type"),
+        ),
+        Variant(
+            LegacyTitledEnumSchema,
+            "object",
+            ("enum", "type"),
+            (("type", "string"),),
+            ("default", "description", "enum", "enumNames", "title", "type"),
+        ),
     )
 """One of: UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema, LegacyTitledEnumSchema (told apart by shape when decoding)."""
 
@@ -2938,8 +2980,20 @@ if TYPE_CHECKING:
 else:
     InputRequiredResultOrCallToolResult = untagged_union(
         "InputRequiredResultOrCallToolResult",
-        Variant(CallToolResult, "object", ("content", "resultType"), ()),
-        Variant(InputRequiredResult, "object", ("resultType",), ()),
+        Variant(
+            CallToolResult,
+            "object",
+            ("content", "resultType"),
+            (),
+            ("_meta", "content", "isError", "resultType", "structuredContent"),
+        ),
+        Variant(
+            InputRequiredResult,
+            "object",
+            ("resultType",),
+            (),
+            ("_meta", "inputRequests", "requestState", "resultType"),
+        ),
     )
 """One of: InputRequiredResult, CallToolResult (told apart by shape when decoding)."""
 
@@ -2948,8 +3002,20 @@ if TYPE_CHECKING:
 else:
     InputRequiredResultOrGetPromptResult = untagged_union(
         "InputRequiredResultOrGetPromptResult",
-        Variant(GetPromptResult, "object", ("messages", "resultType"), ()),
-        Variant(InputRequiredResult, "object", ("resultType",), ()),
+        Variant(
+            GetPromptResult,
+            "object",
+            ("messages", "resultType"),
+            (),
+            ("_meta", "description", "messages", "resultType"),
+        ),
+        Variant(
+            InputRequiredResult,
+            "object",
+            ("resultType",),
+            (),
+            ("_meta", "inputRequests", "requestState", "resultType"),
+        ),
     )
 """One of: InputRequiredResult, GetPromptResult (told apart by shape when decoding)."""
 
@@ -2959,9 +3025,19 @@ else:
     InputRequiredResultOrReadResourceResult = untagged_union(
         "InputRequiredResultOrReadResourceResult",
         Variant(
-            ReadResourceResult, "object", ("cacheScope", "contents", "resultType", "ttlMs"), ()
+            ReadResourceResult,
+            "object",
+            ("cacheScope", "contents", "resultType", "ttlMs"),
+            (),
+            ("_meta", "cacheScope", "contents", "resultType", "ttlMs"),
         ),
-        Variant(InputRequiredResult, "object", ("resultType",), ()),
+        Variant(
+            InputRequiredResult,
+            "object",
+            ("resultType",),
+            (),
+            ("_meta", "inputRequests", "requestState", "resultType"),
+        ),
     )
 """One of: InputRequiredResult, ReadResourceResult (told apart by shape when decoding)."""
 
@@ -2970,9 +3046,15 @@ if TYPE_CHECKING:
 else:
     InputResponse = untagged_union(
         "InputResponse",
-        Variant(CreateMessageResult, "object", ("content", "model", "role"), ()),
-        Variant(ListRootsResult, "object", ("roots",), ()),
-        Variant(ElicitResult, "object", ("action",), ()),
+        Variant(
+            CreateMessageResult,
+            "object",
+            ("content", "model", "role"),
+            (),
+            ("_meta", "content", "model", "role", "stopReason"),
+        ),
+        Variant(ListRootsResult, "object", ("roots",), (), ("roots",)),
+        Variant(ElicitResult, "object", ("action",), (), ("action", "content")),
     )
 """One of: CreateMessageResult, ListRootsResult, ElicitResult (told apart by shape when decoding)."""
 
@@ -2997,12 +3079,34 @@ if TYPE_CHECKING:
 else:
     JSONRPCMessage = untagged_union(
         "JSONRPCMessage",
-        Variant(JSONRPCRequest, "object", ("id", "jsonrpc", "method"), (("jsonrpc", "2.0"),)),
         Variant(
-            JSONRPCResultResponse, "object", ("id", "jsonrpc", "result"), (("jsonrpc", "2.0"),)
+            JSONRPCRequest,
+            "object",
+            ("id", "jsonrpc", "method"),
+            (("jsonrpc", "2.0"),),
+            ("id", "jsonrpc", "method", "params"),
         ),
-        Variant(JSONRPCNotification, "object", ("jsonrpc", "method"), (("jsonrpc", "2.0"),)),
-        Variant(JSONRPCErrorResponse, "object", ("error", "jsonrpc"), (("jsonrpc", "2.0"),)),
+        Variant(
+            JSONRPCResultResponse,
+            "object",
+            ("id", "jsonrpc", "result"),
+            (("jsonrpc", "2.0"),),
+            ("id", "jsonrpc", "result"),
+        ),
+        Variant(
+            JSONRPCNotification,
+            "object",
+            ("jsonrpc", "method"),
+            (("jsonrpc", "2.0"),),
+            ("jsonrpc", "method", "params"),
+        ),
+        Variant(
+            JSONRPCErrorResponse,
+            "object",
+            ("error", "jsonrpc"),
+            (("jsonrpc", "2.0"),),
+            ("error", "id", "jsonrpc"),
+        ),
     )
 """One of: JSONRPCRequest, JSONRPCNotification, JSONRPCResultResponse, JSONRPCErrorResponse (told apart by shape when decoding)."""
 
@@ -3012,9 +3116,19 @@ else:
     JSONRPCResponse = untagged_union(
         "JSONRPCResponse",
         Variant(
-            JSONRPCResultResponse, "object", ("id", "jsonrpc", "result"), (("jsonrpc", "2.0"),)
+            JSONRPCResultResponse,
+            "object",
+            ("id", "jsonrpc", "result"),
+            (("jsonrpc", "2.0"),),
+            ("id", "jsonrpc", "result"),
         ),
-        Variant(JSONRPCErrorResponse, "object", ("error", "jsonrpc"), (("jsonrpc", "2.0"),)),
+        Variant(
+            JSONRPCErrorResponse,
+            "object",
+            ("error", "jsonrpc"),
+            (("jsonrpc", "2.0"),),
+            ("error", "id", "jsonrpc"),
+        ),
     )
 """One of: JSONRPCResultResponse, JSONRPCErrorResponse (told apart by shape when decoding)."""
 
@@ -3048,8 +3162,20 @@ if TYPE_CHECKING:
 else:
     MultiSelectEnumSchema = untagged_union(
         "MultiSelectEnumSchema",
-        Variant(UntitledMultiSelectEnumSchema, "object", ("items", "type"), (("type", "array"),)),
-        Variant(TitledMultiSelectEnumSchema, "object", ("items", "type"), (("type", "array"),)),
+        Variant(
+            UntitledMultiSelectEnumSchema,
+            "object",
+            ("items", "type"),
+            (("type", "array"),),
+            ("default", "description", "items", "maxItems", "minItems", "title", "type"),
+        ),
+        Variant(
+            TitledMultiSelectEnumSchema,
+            "object",
+            ("items", "type"),
+            (("type", "array"),),
+            ("default", "description", "items", "maxItems", "minItems", "title", "type"),
+        ),
     )
 """One of: UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema (told apart by shape when decoding)."""
 
@@ -3067,14 +3193,62 @@ if TYPE_CHECKING:
 else:
     PrimitiveSchemaDefinition = untagged_union(
         "PrimitiveSchemaDefinition",
-        Variant(UntitledSingleSelectEnumSchema, "object", ("enum", "type"), (("type", "string"),)),
-        Variant(TitledSingleSelectEnumSchema, "object", ("oneOf", "type"), (("type", "string"),)),
-        Variant(UntitledMultiSelectEnumSchema, "object", ("items", "type"), (("type", "array"),)),
-        Variant(TitledMultiSelectEnumSchema, "object", ("items", "type"), (("type", "array"),)),
-        Variant(LegacyTitledEnumSchema, "object", ("enum", "type"), (("type", "string"),)),
-        Variant(StringSchema, "object", ("type",), (("type", "string"),)),
-        Variant(BooleanSchema, "object", ("type",), (("type", "boolean"),)),
-        Variant(NumberSchema, "object", ("type",), ()),
+        Variant(
+            UntitledSingleSelectEnumSchema,
+            "object",
+            ("enum", "type"),
+            (("type", "string"),),
+            ("default", "description", "enum", "title", "type"),
+        ),
+        Variant(
+            TitledSingleSelectEnumSchema,
+            "object",
+            ("oneOf", "type"),
+            (("type", "string"),),
+            ("default", "description", "oneOf", "title", "type"),
+        ),
+        Variant(
+            UntitledMultiSelectEnumSchema,
+            "object",
+            ("items", "type"),
+            (("type", "array"),),
+            ("default", "description", "items", "maxItems", "minItems", "title", "type"),
+        ),
+        Variant(
+            TitledMultiSelectEnumSchema,
+            "object",
+            ("items", "type"),
+            (("type", "array"),),
+            ("default", "description", "items", "maxItems", "minItems", "title", "type"),
+        ),
+        Variant(
+            LegacyTitledEnumSchema,
+            "object",
+            ("enum", "type"),
+            (("type", "string"),),
+            ("default", "description", "enum", "enumNames", "title", "type"),
+        ),
+        Variant(
+            StringSchema,
+            "object",
+            ("type",),
+            (("type", "string"),),
+            ("default", "description", "format", "maxLength", "minLength", "title", "type"),
+        ),
+        Variant(
+            BooleanSchema,
+            "object",
+            ("type",),
+            (("type", "boolean"),),
+            ("default", "description", "title", "type"),
+        ),
+        Variant(
+            NumberSchema,
+            "object",
+            ("type",),
+            (),
+            ("default", "description", "maximum", "minimum", "title", "type"),
+        ),
     )
 """One of: StringSchema, NumberSchema, BooleanSchema, UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema, LegacyTitledEnumSchema (told apart by shape when decoding)."""
 
@@ -3134,26 +3308,86 @@ else:
             "object",
             ("cacheScope", "capabilities", "resultType", "supportedVersions", "ttlMs"),
             (),
+            (
+                "_meta",
+                "cacheScope",
+                "capabilities",
+                "instructions",
+                "resultType",
+                "supportedVersions",
+                "ttlMs",
+            ),
         ),
         Variant(
-            ListResourcesResult, "object", ("cacheScope", "resources", "resultType", "ttlMs"), ()
+            ListResourcesResult,
+            "object",
+            ("cacheScope", "resources", "resultType", "ttlMs"),
+            (),
+            ("_meta", "cacheScope", "nextCursor", "resources", "resultType", "ttlMs"),
         ),
         Variant(
             ListResourceTemplatesResult,
             "object",
             ("cacheScope", "resourceTemplates", "resultType", "ttlMs"),
             (),
+            ("_meta", "cacheScope", "nextCursor", "resourceTemplates", "resultType", "ttlMs"),
         ),
         Variant(
-            ReadResourceResult, "object", ("cacheScope", "contents", "resultType", "ttlMs"), ()
+            ReadResourceResult,
+            "object",
+            ("cacheScope", "contents", "resultType", "ttlMs"),
+            (),
+            ("_meta", "cacheScope", "contents", "resultType", "ttlMs"),
         ),
-        Variant(ListPromptsResult, "object", ("cacheScope", "prompts", "resultType", "ttlMs"), ()),
-        Variant(ListToolsResult, "object", ("cacheScope", "resultType", "tools", "ttlMs"), ()),
-        Variant(SubscriptionsListenResult, "object", ("_meta", "resultType"), ()),
-        Variant(GetPromptResult, "object", ("messages", "resultType"), ()),
-        Variant(CallToolResult, "object", ("content", "resultType"), ()),
-        Variant(CompleteResult, "object", ("completion", "resultType"), ()),
-        Variant(InputRequiredResult, "object", ("resultType",), ()),
+        Variant(
+            ListPromptsResult,
+            "object",
+            ("cacheScope", "prompts", "resultType", "ttlMs"),
+            (),
+            ("_meta", "cacheScope", "nextCursor", "prompts", "resultType", "ttlMs"),
+        ),
+        Variant(
+            ListToolsResult,
+            "object",
+            ("cacheScope", "resultType", "tools", "ttlMs"),
+            (),
+            ("_meta", "cacheScope", "nextCursor", "resultType", "tools", "ttlMs"),
+        ),
+        Variant(
+            SubscriptionsListenResult,
+            "object",
+            ("_meta", "resultType"),
+            (),
+            ("_meta", "resultType"),
+        ),
+        Variant(
+            GetPromptResult,
+            "object",
+            ("messages", "resultType"),
+            (),
+            ("_meta", "description", "messages", "resultType"),
+        ),
+        Variant(
+            CallToolResult,
+            "object",
+            ("content", "resultType"),
+            (),
+            ("_meta", "content", "isError", "resultType", "structuredContent"),
+        ),
+        Variant(
+            CompleteResult,
+            "object",
+            ("completion", "resultType"),
+            (),
+            ("_meta", "completion", "resultType"),
+        ),
+        Variant(
+            InputRequiredResult,
+            "object",
+            ("resultType",),
+            (),
+            ("_meta", "inputRequests", "requestState", "resultType"),
+        ),
         Variant(Result, "object", (), ()),
     )
 """One of: Result, InputRequiredResult, DiscoverResult, ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult, SubscriptionsListenResult, ListPromptsResult, GetPromptResult, ListToolsResult, CallToolResult, CompleteResult (told apart by shape when decoding)."""
@@ -3165,8 +3399,20 @@ if TYPE_CHECKING:
 else:
     SingleSelectEnumSchema = untagged_union(
         "SingleSelectEnumSchema",
-        Variant(UntitledSingleSelectEnumSchema, "object", ("enum", "type"), (("type", "string"),)),
-        Variant(TitledSingleSelectEnumSchema, "object", ("oneOf", "type"), (("type", "string"),)),
+        Variant(
+            UntitledSingleSelectEnumSchema,
+            "object",
+            ("enum", "type"),
+            (("type", "string"),),
+            ("default", "description", "enum", "title", "type"),
+        ),
+        Variant(
+            TitledSingleSelectEnumSchema,
+            "object",
+            ("oneOf", "type"),
+            (("type", "string"),),
+            ("default", "description", "oneOf", "title", "type"),
+        ),
     )
 """One of: UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema (told apart by shape when decoding)."""
 
@@ -3177,7 +3423,19 @@ if TYPE_CHECKING:
 else:
     TextResourceContentsOrBlobResourceContents = untagged_union(
         "TextResourceContentsOrBlobResourceContents",
-        Variant(TextResourceContents, "object", ("text", "uri"), ()),
-        Variant(BlobResourceContents, "object", ("blob", "uri"), ()),
+        Variant(
+            TextResourceContents,
+            "object",
+            ("text", "uri"),
+            (),
+            ("_meta", "mimeType", "text", "uri"),
+        ),
+        Variant(
+            BlobResourceContents,
+            "object",
+            ("blob", "uri"),
+            (),
+            ("_meta", "blob", "mimeType", "uri"),
+        ),
     )
 """One of: TextResourceContents, BlobResourceContents (told apart by shape when decoding)."""
