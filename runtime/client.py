@@ -62,6 +62,8 @@ class ClientBase(Connection):
         self.instructions: str | None = None
         self.initialize_result: Any = None
         self._reader: asyncio.Task[None] | None = None
+        self._generation = 0
+        self._renew_lock = asyncio.Lock()
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -153,14 +155,25 @@ class ClientBase(Connection):
         """Send a request the server's capabilities allow; return its decoded result."""
         self.check(method, sending=True)
         wait = self.timeout if isinstance(timeout, Default) else timeout
+        generation = self._generation
         try:
             return await self.peer.request(method, params, timeout=wait, progress=progress)
-        except SessionExpired:
+        except (SessionExpired, MCPError) as exc:
+            if isinstance(exc, MCPError) and not _session_expired(exc):
+                raise
             # The server ended the session (HTTP 404): start a new one, then retry once.
+            await self._renew_session(generation)
+            return await self.peer.request(method, params, timeout=wait, progress=progress)
+
+    async def _renew_session(self, generation: int) -> None:
+        """Run the handshake again, once, however many requests found the session expired."""
+        async with self._renew_lock:
+            if generation != self._generation:
+                return
             result = await self._initialize(self.our_capabilities)
             accept_version(result.protocol_version, [self.PROTOCOL_VERSION])
             await self._finish(result)
-            return await self.peer.request(method, params, timeout=wait, progress=progress)
+            self._generation += 1
 
     async def _initialize(self, capabilities: dict[str, Any]) -> Any:
         """Send ``initialize`` with this client's version and ``capabilities``."""
@@ -244,3 +257,8 @@ def _common_capabilities(every: list[dict[str, Any]]) -> dict[str, Any]:
         else:
             common[name] = value
     return common
+
+
+def _session_expired(error: MCPError) -> bool:
+    """Whether an error answer says the HTTP session expired (the transport marks it)."""
+    return isinstance(error.data, dict) and error.data.get("sessionExpired") is True

@@ -33,7 +33,8 @@ from .events import (
     Response,
 )
 from .jsonrpc import Session
-from .transport import ConnectionClosed, Transport
+from .transport import ConnectionClosed, SessionExpired, Transport
+from .wire import ENVELOPE_DECODER
 
 ProgressCallback = Callable[[Any], Awaitable[None] | None]
 """Called with each ``notifications/progress`` params for a request we sent."""
@@ -130,6 +131,8 @@ class Peer:
                 except ConnectionClosed as exc:
                     self._close_with(exc)
                     return
+                except SessionExpired as exc:
+                    self._expired(frame, exc)
 
     async def request(
         self,
@@ -174,6 +177,18 @@ class Peer:
                 timer.cancel()
             self._waiting.pop(request_id, None)
             self._progress.pop(request_id, None)
+
+    def _expired(self, frame: bytes, error: SessionExpired) -> None:
+        """A frame the transport refused because the session expired: fail its request.
+
+        The caller (the client) then starts a new session and retries; a notification or
+        response written into an expired session is dropped, as the session it was for is gone.
+        """
+        envelope = ENVELOPE_DECODER.decode(frame)
+        if isinstance(envelope.method, str) and isinstance(envelope.id, int):
+            future = self._waiting.get(envelope.id)
+            if future is not None and not future.done():
+                future.set_exception(error)
 
     def _time_out(self, request_id: int, method: str, timeout: float) -> None:
         """Fail a request that got no response in time, and cancel it on the wire."""

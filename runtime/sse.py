@@ -78,12 +78,10 @@ class SSEParser:
             self._data.append(value)
         elif name == "event":
             self._event = value
-        elif name == "id":
-            if "\0" not in value:
-                self._id_buffer = value
-        elif name == "retry":
-            if value.isascii() and value.isdigit():
-                self.retry = int(value)
+        elif name == "id" and "\0" not in value:
+            self._id_buffer = value
+        elif name == "retry" and value.isascii() and value.isdigit():
+            self.retry = int(value)
         return None
 
     def _dispatch(self) -> SSEEvent | None:

@@ -1,0 +1,251 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
+"""What the HTTP client transports share: the httpx client, headers, the inbox, SSE reading.
+
+Imported only by users of HTTP (it needs httpx); the rest of the runtime never imports it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Coroutine, Mapping
+from typing import Any, Final
+
+import httpx
+import msgspec
+
+from .errors import INTERNAL_ERROR
+from .events import RequestId
+from .sse import SSEParser
+from .transport import ConnectionClosed
+from .wire import ENCODER, ENVELOPE_DECODER, FRAME_DECODER, Envelope, is_id
+
+DEFAULT_TIMEOUT_S: Final = 30.0
+"""Bound on connecting, on sending, and on reading any body that is not a stream."""
+JSON: Final = "application/json"
+EVENT_STREAM: Final = "text/event-stream"
+BODY_EXCERPT: Final = 500
+"""How many characters of an HTTP error body a synthesized JSON-RPC error carries."""
+
+
+def media_type(response: httpx.Response) -> str:
+    """The response's media type, lower case, without parameters ("" if none)."""
+    value: str = response.headers.get("content-type", "")
+    return value.split(";")[0].strip().lower()
+
+
+def is_response(env: Envelope) -> bool:
+    """Whether a peeked message is a response (result or error) with a usable id."""
+    answer = env.result is not msgspec.UNSET or env.error is not msgspec.UNSET
+    return env.method is msgspec.UNSET and answer and is_id(env.id)
+
+
+def peek(frame: bytes) -> list[Envelope]:
+    """The messages of an outgoing frame (one, or a batch), undecoded beyond the envelope."""
+    try:
+        value = FRAME_DECODER.decode(frame)
+    except msgspec.DecodeError:
+        return []
+    if isinstance(value, Envelope):
+        return [value]
+    found = []
+    for raw in value:
+        with contextlib.suppress(msgspec.DecodeError):
+            found.append(ENVELOPE_DECODER.decode(raw))
+    return found
+
+
+def request_ids(messages: list[Envelope]) -> list[RequestId]:
+    """The ids of the requests among ``messages`` (what the server owes answers to)."""
+    return [
+        m.id for m in messages if isinstance(m.method, str) and is_id(m.id)  # type: ignore[misc]
+    ]
+
+
+class HTTPTransportBase:
+    """An httpx client, the request headers, the queue ``read()`` serves, background tasks."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        auth_token: str | None = None,
+        http_client: httpx.AsyncClient | None = None,
+        timeout: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        self.url = url
+        self.timeout = timeout
+        self.headers: dict[str, str] = dict(headers or {})
+        """Sent on every HTTP request (with ``Authorization: Bearer`` when a token is given)."""
+        if auth_token is not None:
+            self.headers["Authorization"] = f"Bearer {auth_token}"
+        self._own_client = http_client is None
+        self.http_client = http_client if http_client is not None else httpx.AsyncClient()
+        self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._closed: ConnectionClosed | None = None
+        self._closing = False
+
+    # -- reading -------------------------------------------------------------------------
+
+    async def read(self) -> bytes | None:
+        """Return the next message the server sent; None once the connection is over."""
+        frame = await self._inbox.get()
+        if frame is None:
+            self._inbox.put_nowait(None)
+        return frame
+
+    def _deliver(self, data: bytes) -> set[RequestId]:
+        """Queue the messages of one body or event (a batch is split); return answered ids."""
+        answered: set[RequestId] = set()
+        try:
+            value = FRAME_DECODER.decode(data)
+        except msgspec.DecodeError:
+            self._inbox.put_nowait(data)  # the session reports what is wrong with it
+            return answered
+        items: list[tuple[Envelope | None, bytes]]
+        if isinstance(value, Envelope) or not value:
+            items = [(value, data)] if isinstance(value, Envelope) else [(None, data)]
+        else:
+            items = []
+            for raw in value:
+                try:
+                    items.append((ENVELOPE_DECODER.decode(raw), bytes(raw)))
+                except msgspec.DecodeError:
+                    items.append((None, bytes(raw)))
+        for env, frame in items:
+            if env is not None and is_response(env):
+                answered.add(env.id)  # type: ignore[arg-type]
+                self._on_response(env)
+            self._inbox.put_nowait(frame)
+        return answered
+
+    def _on_response(self, env: Envelope) -> None:
+        """Hook: a response to one of our requests is about to be read."""
+
+    async def _consume(
+        self, response: httpx.Response, parser: SSEParser, pending: set[RequestId] | None
+    ) -> int:
+        """Queue each ``message`` event of an SSE body; return how many arrived.
+
+        With ``pending``, answered ids are removed and reading stops once none is left.
+        A dropped connection just ends the body; the response is always closed.
+        """
+        count = 0
+        try:
+            async for chunk in response.aiter_bytes():
+                for event in parser.feed(chunk):
+                    if event.event != "message" or not event.data.strip():
+                        continue  # priming events carry no data; other types are not MCP
+                    answered = self._deliver(event.data.encode())
+                    count += 1
+                    if pending is not None:
+                        pending -= answered
+                if pending is not None and not pending:
+                    break
+        except httpx.HTTPError:
+            pass
+        finally:
+            await response.aclose()
+        return count
+
+    def _fail_requests(
+        self, ids: set[RequestId] | list[RequestId], code: int, message: str, data: Any = None
+    ) -> None:
+        """Answer our own requests with a JSON-RPC error, so their callers do not wait forever."""
+        error: dict[str, Any] = {"code": code, "message": message}
+        if data is not None:
+            error["data"] = data
+        for rid in ids:
+            self._inbox.put_nowait(ENCODER.encode({"jsonrpc": "2.0", "id": rid, "error": error}))
+
+    def _error_answers(self, ids: list[RequestId], status: int, reason: str, body: bytes) -> None:
+        """Answer requests refused with an HTTP error: the body's JSON-RPC error, or one made up."""
+        messages = peek(body) if media_type_is_json(body) else []
+        errors = [m for m in messages if m.error is not msgspec.UNSET]
+        if len(ids) == 1 and len(errors) == 1:
+            frame = {"jsonrpc": "2.0", "id": ids[0], "error": errors[0].error}
+            self._inbox.put_nowait(ENCODER.encode(frame))
+            return
+        data = {"httpStatus": status, "body": body.decode("utf-8", "replace")[:BODY_EXCERPT]}
+        self._fail_requests(ids, INTERNAL_ERROR, f"HTTP error {status} {reason}".strip(), data)
+
+    # -- sending -------------------------------------------------------------------------
+
+    async def _send(
+        self,
+        method: str,
+        url: str,
+        headers: Mapping[str, str],
+        content: bytes | None = None,
+        *,
+        stream: bool = False,
+    ) -> httpx.Response:
+        """Send one HTTP request and return once the headers are in (the body is not read).
+
+        ``stream``: the body may take forever (an SSE stream, a slow JSON answer), so no
+        read timeout. Network failures raise ``ConnectionClosed``.
+        """
+        timeout = httpx.Timeout(self.timeout, read=None if stream else self.timeout)
+        request = self.http_client.build_request(
+            method, url, headers=headers, content=content, timeout=timeout
+        )
+        try:
+            return await self.http_client.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            raise ConnectionClosed(f"HTTP {method} {url} failed: {exc!r}") from None
+
+    def _check_open(self) -> None:
+        if self._closed is not None:
+            raise self._closed
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run ``work`` in the background until it ends or the transport closes."""
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        """Forget a finished task; if it failed, end the connection rather than leave waiters."""
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self._fail(f"the HTTP transport failed: {task.exception()!r}")
+
+    def _fail(self, reason: str) -> None:
+        """End the connection: writes raise ``ConnectionClosed``, reads return None."""
+        if self._closed is None:
+            self._closed = ConnectionClosed(reason)
+            self._inbox.put_nowait(None)
+
+    async def _shutdown(self) -> None:
+        """Stop the background tasks, end reading, close the httpx client if it is ours."""
+        self._fail("the transport was closed")
+        current = asyncio.current_task()
+        tasks = [task for task in self._tasks if task is not current]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if self._own_client:
+            await self.http_client.aclose()
+
+    def describe_close(self) -> str:
+        """Say how the connection ended, completing "the peer ..." in errors."""
+        reason = self._closed if self._closed is not None else "nothing yet"
+        return f"closed the HTTP connection ({reason})"
+
+
+def media_type_is_json(body: bytes) -> bool:
+    """Whether an error body looks like JSON (an object or an array)."""
+    return body.lstrip()[:1] in (b"{", b"[")
+
+
+async def read_body(response: httpx.Response) -> bytes:
+    """Read a whole (non-stream) body and close the response; b"" if the connection drops."""
+    try:
+        return await response.aread()
+    except httpx.HTTPError:
+        return b""
+    finally:
+        await response.aclose()

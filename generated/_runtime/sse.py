@@ -1,0 +1,95 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
+"""An incremental ``text/event-stream`` parser (the WHATWG "event stream interpretation").
+
+Feed it bytes as they arrive, cut anywhere (inside a line, a CRLF pair or a UTF-8 sequence);
+it returns the events completed so far. No I/O: the HTTP transports drive it.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+from typing import Final
+
+_LINE_END: Final = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True, slots=True)
+class SSEEvent:
+    """One dispatched event: its type, its data (lines joined by LF) and the last event id."""
+
+    event: str = "message"
+    data: str = ""
+    id: str = ""
+    """The stream's last event id when this event was dispatched ("" if none was ever set)."""
+    retry: int | None = None
+    """The reconnection time in milliseconds the stream last set, if any."""
+
+
+class SSEParser:
+    """Turns a byte stream into ``SSEEvent`` values, keeping the last event id and retry."""
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._partial = ""
+        self._skip_lf = False
+        self._started = False
+        self._data: list[str] = []
+        self._event = ""
+        self._id_buffer = ""
+        self.last_event_id = ""
+        """The last event id string of the stream (kept across events, as a browser does)."""
+        self.retry: int | None = None
+        """The reconnection time in milliseconds set by the last valid ``retry`` field."""
+
+    def feed(self, chunk: bytes) -> list[SSEEvent]:
+        """Parse the next bytes; return the events they complete, in order."""
+        text = self._decoder.decode(chunk)
+        if not text:
+            return []
+        if not self._started:
+            self._started = True
+            text = text.removeprefix("\ufeff")
+        if self._skip_lf:
+            # A CR ended the previous chunk; an LF starting this one belongs to it.
+            self._skip_lf = False
+            text = text.removeprefix("\n")
+        lines = _LINE_END.split(self._partial + text)
+        self._partial = lines.pop()
+        if text.endswith("\r"):
+            self._skip_lf = True
+        events: list[SSEEvent] = []
+        for line in lines:
+            event = self._line(line)
+            if event is not None:
+                events.append(event)
+        return events
+
+    def _line(self, line: str) -> SSEEvent | None:
+        """Process one complete line; return the event a blank line dispatches, if any."""
+        if not line:
+            return self._dispatch()
+        if line.startswith(":"):
+            return None
+        name, colon, value = line.partition(":")
+        if colon and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            self._data.append(value)
+        elif name == "event":
+            self._event = value
+        elif name == "id" and "\0" not in value:
+            self._id_buffer = value
+        elif name == "retry" and value.isascii() and value.isdigit():
+            self.retry = int(value)
+        return None
+
+    def _dispatch(self) -> SSEEvent | None:
+        """End the current event: set the last event id; return it unless its data is empty."""
+        self.last_event_id = self._id_buffer
+        data, event = self._data, self._event
+        self._data, self._event = [], ""
+        if not data:
+            return None
+        return SSEEvent(event or "message", "\n".join(data), self.last_event_id, self.retry)
