@@ -22,7 +22,7 @@ from .jsonrpc import Session
 from .lifecycle import accept_version, as_json, gate
 from .methods import MethodSpec
 from .peer import MCPError, Peer, ProgressCallback
-from .server import Connection, RequestContext, is_implemented
+from .server import Connection, RequestContext, implemented_capabilities, is_implemented
 from .transport import SessionExpired, Transport
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -70,15 +70,7 @@ class ClientBase(Connection):
 
     def capabilities(self) -> dict[str, Any]:
         """Capabilities declared at initialize, following from the overridden handlers."""
-        caps: dict[str, Any] = {}
-        for method, attr in self.ROUTES.items():
-            spec = self.METHODS[method]
-            if spec.capability is None or not is_implemented(self, attr):
-                continue
-            top, _, sub = spec.capability.partition(".")
-            entry = caps.setdefault(top, {})
-            if sub:
-                entry[sub] = True
+        caps = implemented_capabilities(self, self.ROUTES, self.METHODS)
         if self.roots_list_changed and "roots" in caps:
             caps["roots"]["listChanged"] = True
         return caps

@@ -38,6 +38,22 @@ def is_implemented(owner: object, attr: str) -> bool:
     return handler is not None and not getattr(handler, "__mcpgen_default__", False)
 
 
+def implemented_capabilities(
+    owner: object, routes: Mapping[str, str], methods: Mapping[str, MethodSpec]
+) -> dict[str, Any]:
+    """The capabilities that follow from the handlers ``owner`` overrides (``tools``, ...)."""
+    caps: dict[str, Any] = {}
+    for method, attr in routes.items():
+        spec = methods[method]
+        if spec.capability is None or not is_implemented(owner, attr):
+            continue
+        top, _, sub = spec.capability.partition(".")
+        entry = caps.setdefault(top, {})
+        if sub:
+            entry[sub] = True
+    return caps
+
+
 class RequestContext:
     """What a handler gets besides its params: progress, logging, and requests to the peer."""
 
@@ -143,15 +159,7 @@ class ServerBase:
 
     def capabilities(self) -> dict[str, Any]:
         """Capabilities declared at initialize, following from the overridden handlers."""
-        caps: dict[str, Any] = {}
-        for method, attr in self.ROUTES.items():
-            spec = self.METHODS[method]
-            if spec.capability is None or not is_implemented(self, attr):
-                continue
-            top, _, sub = spec.capability.partition(".")
-            entry = caps.setdefault(top, {})
-            if sub:
-                entry[sub] = True
+        caps = implemented_capabilities(self, self.ROUTES, self.METHODS)
         for top in self.list_changed:
             if top in caps:
                 caps[top]["listChanged"] = True
