@@ -1,6 +1,10 @@
-"""What the HTTP client transports share: the httpx client, headers, the inbox, SSE reading.
+"""What the HTTP client transports share: the aiohttp session, headers, the inbox, SSE reading.
 
-Imported only by users of HTTP (it needs httpx); the rest of the runtime never imports it.
+Imported only by users of HTTP (it needs aiohttp); the rest of the runtime never imports it.
+The ``aiohttp.ClientSession`` is made on first use, inside the running loop (aiohttp needs
+one), and kept for the transport's life (one connection pool); it is closed on ``close()``
+only if the transport made it. Our session ignores proxy settings from the environment
+(aiohttp's ``trust_env``); pass your own session to use them.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ import contextlib
 from collections.abc import Coroutine, Mapping
 from typing import Any, Final
 
-import httpx
+import aiohttp
 import msgspec
 
 from .errors import INTERNAL_ERROR
@@ -20,14 +24,18 @@ from .transport import ConnectionClosed
 from .wire import ENCODER, ENVELOPE_DECODER, FRAME_DECODER, Envelope, is_id
 
 DEFAULT_TIMEOUT_S: Final = 30.0
-"""Bound on connecting, on sending, and on reading any body that is not a stream."""
+"""Bound on connecting, and on each wait for the answer or body of a request not streamed."""
 JSON: Final = "application/json"
 EVENT_STREAM: Final = "text/event-stream"
 BODY_EXCERPT: Final = 500
 """How many characters of an HTTP error body a synthesized JSON-RPC error carries."""
+END_GRACE_S: Final = 0.05
+"""How long a stream may take to end after its last awaited answer (to reuse its connection)."""
+NETWORK_ERRORS: Final = (aiohttp.ClientError, asyncio.TimeoutError)
+"""What aiohttp raises when the network, the server or a timeout fails a request or a body."""
 
 
-def media_type(response: httpx.Response) -> str:
+def media_type(response: aiohttp.ClientResponse) -> str:
     """The response's media type, lower case, without parameters ("" if none)."""
     value: str = response.headers.get("content-type", "")
     return value.split(";")[0].strip().lower()
@@ -62,7 +70,7 @@ def request_ids(messages: list[Envelope]) -> list[RequestId]:
 
 
 class HTTPTransportBase:
-    """An httpx client, the request headers, the queue ``read()`` serves, background tasks."""
+    """An aiohttp session, the request headers, the queue ``read()`` serves, background tasks."""
 
     def __init__(
         self,
@@ -70,7 +78,7 @@ class HTTPTransportBase:
         *,
         headers: Mapping[str, str] | None = None,
         auth_token: str | None = None,
-        http_client: httpx.AsyncClient | None = None,
+        http_client: aiohttp.ClientSession | None = None,
         timeout: float = DEFAULT_TIMEOUT_S,
     ) -> None:
         self.url = url
@@ -80,7 +88,8 @@ class HTTPTransportBase:
         if auth_token is not None:
             self.headers["Authorization"] = f"Bearer {auth_token}"
         self._own_client = http_client is None
-        self.http_client = http_client if http_client is not None else httpx.AsyncClient()
+        self.http_client = http_client
+        """The session requests go through (made on first use unless one was given)."""
         self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed: ConnectionClosed | None = None
@@ -124,7 +133,7 @@ class HTTPTransportBase:
         """Hook: a response to one of our requests is about to be read."""
 
     async def _consume(
-        self, response: httpx.Response, parser: SSEParser, pending: set[RequestId] | None
+        self, response: aiohttp.ClientResponse, parser: SSEParser, pending: set[RequestId] | None
     ) -> int:
         """Queue each ``message`` event of an SSE body; return how many arrived.
 
@@ -133,7 +142,7 @@ class HTTPTransportBase:
         """
         count = 0
         try:
-            async for chunk in response.aiter_bytes():
+            async for chunk in response.content.iter_any():
                 for event in parser.feed(chunk):
                     if event.event != "message" or not event.data.strip():
                         continue  # priming events carry no data; other types are not MCP
@@ -142,11 +151,12 @@ class HTTPTransportBase:
                     if pending is not None:
                         pending -= answered
                 if pending is not None and not pending:
+                    await settle(response)
                     break
-        except httpx.HTTPError:
+        except NETWORK_ERRORS:
             pass
         finally:
-            await response.aclose()
+            response.close()
         return count
 
     def _fail_requests(
@@ -180,20 +190,28 @@ class HTTPTransportBase:
         content: bytes | None = None,
         *,
         stream: bool = False,
-    ) -> httpx.Response:
+    ) -> aiohttp.ClientResponse:
         """Send one HTTP request and return once the headers are in (the body is not read).
 
         ``stream``: the body may take forever (an SSE stream, a slow JSON answer), so no
-        read timeout. Network failures raise ``ConnectionClosed``.
+        read timeout. Redirects are not followed. Network failures raise ``ConnectionClosed``.
         """
-        timeout = httpx.Timeout(self.timeout, read=None if stream else self.timeout)
-        request = self.http_client.build_request(
-            method, url, headers=headers, content=content, timeout=timeout
+        limit = self.timeout
+        timeout = aiohttp.ClientTimeout(
+            total=None, connect=limit, sock_connect=limit, sock_read=None if stream else limit
         )
         try:
-            return await self.http_client.send(request, stream=True)
-        except httpx.HTTPError as exc:
+            return await self._client().request(
+                method, url, headers=headers, data=content, timeout=timeout, allow_redirects=False
+            )
+        except NETWORK_ERRORS as exc:
             raise ConnectionClosed(f"HTTP {method} {url} failed: {exc!r}") from None
+
+    def _client(self) -> aiohttp.ClientSession:
+        """The session, made now (in the running loop) if none was given and none made yet."""
+        if self.http_client is None:
+            self.http_client = aiohttp.ClientSession()
+        return self.http_client
 
     def _check_open(self) -> None:
         if self._closed is not None:
@@ -219,15 +237,15 @@ class HTTPTransportBase:
             self._inbox.put_nowait(None)
 
     async def _shutdown(self) -> None:
-        """Stop the background tasks, end reading, close the httpx client if it is ours."""
+        """Stop the background tasks, end reading, close the aiohttp session if it is ours."""
         self._fail("the transport was closed")
         current = asyncio.current_task()
         tasks = [task for task in self._tasks if task is not current]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        if self._own_client:
-            await self.http_client.aclose()
+        if self._own_client and self.http_client is not None:
+            await self.http_client.close()
 
     def describe_close(self) -> str:
         """Say how the connection ended, completing "the peer ..." in errors."""
@@ -240,11 +258,20 @@ def media_type_is_json(body: bytes) -> bool:
     return body.lstrip()[:1] in (b"{", b"[")
 
 
-async def read_body(response: httpx.Response) -> bytes:
+async def read_body(response: aiohttp.ClientResponse) -> bytes:
     """Read a whole (non-stream) body and close the response; b"" if the connection drops."""
     try:
-        return await response.aread()
-    except httpx.HTTPError:
+        return await response.read()
+    except NETWORK_ERRORS:
         return b""
     finally:
-        await response.aclose()
+        # aiohttp gives a connection back to the pool once its body was read to the end:
+        # close() only cuts connections whose body we stop reading mid-way.
+        response.close()
+
+
+async def settle(response: aiohttp.ClientResponse) -> None:
+    """Give a stream whose answers all came ``END_GRACE_S`` to end, so its connection is kept."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(END_GRACE_S):
+            await response.content.wait_eof()

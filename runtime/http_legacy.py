@@ -11,11 +11,12 @@ import asyncio
 from collections.abc import AsyncIterator
 from urllib.parse import urljoin, urlsplit
 
-import httpx
+import aiohttp
 
 from .http_base import (
     EVENT_STREAM,
     JSON,
+    NETWORK_ERRORS,
     HTTPTransportBase,
     media_type,
     peek,
@@ -38,8 +39,8 @@ class LegacySSETransport(HTTPTransportBase):
 
     @classmethod
     def taking_over(cls, parent: HTTPTransportBase) -> LegacySSETransport:
-        """A legacy transport using ``parent``'s httpx client, headers and read queue."""
-        legacy = cls(parent.url, headers=parent.headers, http_client=parent.http_client)
+        """A legacy transport using ``parent``'s aiohttp session, headers and read queue."""
+        legacy = cls(parent.url, headers=parent.headers, http_client=parent._client())
         legacy.timeout = parent.timeout
         legacy._inbox = parent._inbox
         return legacy
@@ -51,19 +52,19 @@ class LegacySSETransport(HTTPTransportBase):
             return
         headers = {**self.headers, "Accept": EVENT_STREAM}
         response = await self._send("GET", self.url, headers, stream=True)
-        if response.status_code != 200 or media_type(response) != EVENT_STREAM:
-            await response.aclose()
+        if response.status != 200 or media_type(response) != EVENT_STREAM:
+            response.close()
             raise ConnectionClosed(
-                f"GET {self.url} answered HTTP {response.status_code} "
+                f"GET {self.url} answered HTTP {response.status} "
                 f"({media_type(response) or 'no body'}), not an SSE stream"
             )
         parser = SSEParser()
-        chunks = response.aiter_bytes()
+        chunks = response.content.iter_any()
         try:
             async with asyncio.timeout(self.timeout):
                 endpoint = await self._endpoint_event(chunks, parser)
-        except (TimeoutError, httpx.HTTPError, ConnectionClosed) as exc:
-            await response.aclose()
+        except (*NETWORK_ERRORS, ConnectionClosed) as exc:
+            response.close()
             if isinstance(exc, ConnectionClosed):
                 raise
             raise ConnectionClosed(f"no endpoint event from {self.url}: {exc!r}") from None
@@ -93,7 +94,7 @@ class LegacySSETransport(HTTPTransportBase):
             return endpoint
 
     async def _listen(
-        self, response: httpx.Response, chunks: AsyncIterator[bytes], parser: SSEParser
+        self, response: aiohttp.ClientResponse, chunks: AsyncIterator[bytes], parser: SSEParser
     ) -> None:
         """Queue the stream's messages until it ends, which ends the connection."""
         try:
@@ -101,10 +102,10 @@ class LegacySSETransport(HTTPTransportBase):
                 for event in parser.feed(chunk):
                     if event.event == "message" and event.data.strip():
                         self._deliver(event.data.encode())
-        except httpx.HTTPError:
+        except NETWORK_ERRORS:
             pass
         finally:
-            await response.aclose()
+            response.close()
         self._fail(f"the server closed the SSE stream of {self.url}")
 
     async def write(self, frame: bytes, related: RelatedId = None) -> None:
@@ -116,7 +117,7 @@ class LegacySSETransport(HTTPTransportBase):
         headers = {**self.headers, "Content-Type": JSON, "Accept": f"{JSON}, {EVENT_STREAM}"}
         response = await self._send("POST", self.endpoint, headers, frame)
         body = await read_body(response)
-        status = response.status_code
+        status = response.status
         if status < 400:
             return
         if status in (404, 410):  # the server forgot the stream's session
@@ -124,10 +125,10 @@ class LegacySSETransport(HTTPTransportBase):
             raise ConnectionClosed(f"POST {self.endpoint} answered HTTP {status}")
         ids = request_ids(peek(frame))
         if ids:
-            self._error_answers(ids, status, response.reason_phrase, body)
+            self._error_answers(ids, status, response.reason or "", body)
 
     async def close(self) -> None:
-        """Close the stream (which ends the server's session) and our httpx client."""
+        """Close the stream (which ends the server's session) and our aiohttp session."""
         if not self._closing:
             self._closing = True
             await self._shutdown()

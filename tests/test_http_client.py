@@ -15,6 +15,7 @@ import socket
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, ParamSpec, TypeVar
 
+import aiohttp
 import httpx
 import pytest
 
@@ -171,6 +172,29 @@ async def test_stateless_json_mode(servers: SDKServers) -> None:
     wire = seen(url)[before:]
     assert all("mcp-session-id" not in h for _, _, h in wire)
     assert "DELETE" not in [m for m, _, _ in wire]  # no session, nothing to delete
+
+
+@bounded
+async def test_given_session_is_used_and_left_open(servers: SDKServers) -> None:
+    """A caller's aiohttp session carries every request and stays open; ours is closed."""
+    url = servers.urls["json"]
+    before = len(seen(url))
+    async with aiohttp.ClientSession(headers={"X-Via": "caller"}) as session:
+        client = recorder(v2025_06_18)
+        await connect_http(client, url, http_client=session)
+        assert texts(await client.call_tool(name="echo", arguments={"text": "a"})) == ["echo: a"]
+        transport = client.peer.transport
+        await client.close()
+        assert transport.http_client is session and not session.closed
+    wire = seen(url)[before:]
+    assert len(wire) >= 3 and all(h["x-via"] == "caller" for _, _, h in wire)
+    client = recorder(v2025_06_18)
+    await connect_http(client, url)
+    own = client.peer.transport.http_client
+    assert isinstance(own, aiohttp.ClientSession) and not own.closed
+    await client.ping()
+    await client.close()
+    assert own.closed and "x-via" not in seen(url)[-1][2]
 
 
 @bounded

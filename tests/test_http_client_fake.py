@@ -1,21 +1,23 @@
-"""The HTTP client transports against scripted fake servers (``httpx.MockTransport``).
+"""The HTTP client transports against scripted fake servers (``aiohttp.web`` on 127.0.0.1).
 
-Each fake answers from a script and records what it got (method, headers, body, time), so
-the tests can drop streams mid-answer, replay after ``Last-Event-ID``, refuse with HTTP
-errors, and check the bytes and headers we sent.
+Each test starts its fakes on free ports (always stopped after it). A fake answers from a
+script and records what it got (method, headers, body, time, client port), so the tests can
+drop streams mid-answer, replay after ``Last-Event-ID``, refuse with HTTP errors, and check
+the bytes and headers we sent.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
+import inspect
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
-import httpx
+import msgspec
 import pytest
+from aiohttp import web
 
 from generated import v2025_03_26, v2025_06_18
 from generated._runtime.http_client import (
@@ -26,10 +28,8 @@ from generated._runtime.http_client import (
 )
 from generated._runtime.peer import MCPError, RequestTimeout
 from generated._runtime.transport import ConnectionClosed
+from tests.http_support import bounded
 
-P = ParamSpec("P")
-T = TypeVar("T")
-URL = "http://mcp.test/mcp"
 SSE = {"content-type": "text/event-stream"}
 JSON = {"content-type": "application/json"}
 INIT_RESULT = {
@@ -37,43 +37,99 @@ INIT_RESULT = {
     "capabilities": {"tools": {}, "logging": {}},
     "serverInfo": {"name": "fake", "version": "1"},
 }
-Step = bytes | BaseException | asyncio.Event
+STOP_S = 5.0
+"""Bound on stopping one fake server."""
+NO_JSON = object()
+INIT = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"x"}}'
+RUNNERS: list[web.AppRunner] = []
 
 
-def bounded(test: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
-    """Fail a test that takes longer than 10 s instead of hanging."""
-
-    @functools.wraps(test)
-    async def run(*args: P.args, **kwargs: P.kwargs) -> T:
-        return await asyncio.wait_for(test(*args, **kwargs), 10.0)
-
-    return run
+class Drop(Exception):
+    """The server cuts the connection: as a body step (mid-answer), or raised (no answer)."""
 
 
-class Script(httpx.AsyncByteStream):
-    """A response body: bytes to send, an exception to raise (a drop), an Event to wait for."""
+Step = bytes | Drop | asyncio.Event | float
+"""Body steps: bytes to send, a cut, an Event to wait for, seconds to pause."""
+
+
+class Script:
+    """A streamed response body, played step by step (see ``Step``)."""
 
     def __init__(self, *steps: Step) -> None:
         self.steps = steps
-        self.closed = False
+        self.closed = False  # whether the client went away before the body's end
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        for step in steps_of(self):
-            if isinstance(step, BaseException):
-                raise step
-            if isinstance(step, asyncio.Event):
-                await step.wait()
-            else:
-                yield step
+    async def play(self, response: web.StreamResponse) -> None:
+        """Send the body (the headers are out already); a Drop step is raised."""
+        try:
+            for step in self.steps:
+                if isinstance(step, Drop):
+                    raise step
+                if isinstance(step, asyncio.Event):
+                    await step.wait()
+                elif isinstance(step, float):
+                    await asyncio.sleep(step)
+                else:
+                    await response.write(step)
+        except (asyncio.CancelledError, ConnectionError):
+            self.closed = True
+            raise
 
-    async def aclose(self) -> None:
-        """Record that the client closed the body."""
-        self.closed = True
+
+class Reply:
+    """A scripted HTTP response: status, headers and a body (JSON, text, or a Script)."""
+
+    def __init__(
+        self,
+        status: int,
+        *,
+        headers: Mapping[str, str] | None = None,
+        json: Any = NO_JSON,
+        text: str | None = None,
+        stream: Script | None = None,
+    ) -> None:
+        self.status, self.headers = status, dict(headers or {})
+        self.body: bytes | Script = stream or b""
+        if json is not NO_JSON:
+            self.headers.setdefault("content-type", "application/json")
+            self.body = msgspec.json.encode(json)
+        elif text is not None:
+            self.headers.setdefault("content-type", "text/plain; charset=utf-8")
+            self.body = text.encode()
 
 
-def steps_of(script: Script) -> tuple[Step, ...]:
-    """The steps of a scripted body."""
-    return script.steps
+@pytest.fixture(autouse=True)
+async def stop_servers() -> AsyncIterator[None]:
+    """Stop every fake server a test started, whatever the outcome."""
+    yield
+    while RUNNERS:
+        await asyncio.wait_for(RUNNERS.pop().cleanup(), STOP_S)
+
+
+async def serve(answer: Callable[[web.Request], Awaitable[Reply]], path: str = "/mcp") -> str:
+    """Start a server on a free 127.0.0.1 port answering every request; return its URL."""
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        try:
+            reply = await answer(request)
+            if not isinstance(reply.body, Script):
+                return web.Response(status=reply.status, headers=reply.headers, body=reply.body)
+            response = web.StreamResponse(status=reply.status, headers=reply.headers)
+            await response.prepare(request)
+            await reply.body.play(response)
+            return response
+        except Drop:
+            assert request.transport is not None
+            request.transport.close()  # cut the connection, whatever was sent on it
+            return web.Response()  # never sent
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", handle)
+    runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=0.5, access_log=None)
+    await runner.setup()
+    RUNNERS.append(runner)
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    return f"http://127.0.0.1:{runner.addresses[0][1]}{path}"
 
 
 def event(message: dict[str, Any], event_id: str | None = None) -> bytes:
@@ -98,48 +154,51 @@ class Hit:
     """One HTTP request the fake got."""
 
     method: str
-    headers: httpx.Headers
+    headers: Mapping[str, str]
     body: Any
     at: float
+    port: int  # the client's: which TCP connection the request came on
 
 
 @dataclass
 class Fake:
     """A scripted server: ``answer`` returns the response for each request after the handshake."""
 
-    answer: Callable[[Hit], httpx.Response]
+    answer: Callable[[Hit], Reply | Awaitable[Reply]]
     session: str | None = "s-1"
     hits: list[Hit] = field(default_factory=list)
 
-    async def __call__(self, request: httpx.Request) -> httpx.Response:
-        body = json.loads(await request.aread()) if request.method == "POST" else None
-        hit = Hit(request.method, request.headers, body, asyncio.get_running_loop().time())
+    async def __call__(self, request: web.Request) -> Reply:
+        raw = await request.read()
+        body = json.loads(raw) if request.method == "POST" else None
+        assert request.transport is not None
+        port = request.transport.get_extra_info("peername")[1]
+        hit = Hit(request.method, request.headers, body, asyncio.get_running_loop().time(), port)
         self.hits.append(hit)
         if isinstance(body, dict) and body.get("method") == "initialize":
             headers = {**JSON, "mcp-session-id": self.session} if self.session else JSON
             chosen = {**INIT_RESULT, "protocolVersion": body["params"]["protocolVersion"]}
-            return httpx.Response(200, headers=headers, json=result(body["id"], chosen))
+            return Reply(200, headers=headers, json=result(body["id"], chosen))
         if isinstance(body, dict) and body.get("method") == "notifications/initialized":
-            return httpx.Response(202)
+            return Reply(202)
         if request.method == "DELETE":
-            return httpx.Response(405)
-        return self.answer(hit)
+            return Reply(405)
+        reply = self.answer(hit)
+        return await reply if inspect.isawaitable(reply) else reply
 
-    def client(self) -> httpx.AsyncClient:
-        """An httpx client whose every request this fake answers."""
-        return httpx.AsyncClient(transport=httpx.MockTransport(self))
+    async def start(self) -> str:
+        """Serve on a free port; return the MCP endpoint's URL."""
+        return await serve(self)
 
 
-def no_get(hit: Hit) -> httpx.Response | None:
+def no_get(hit: Hit) -> Reply | None:
     """405 to the GET stream (a server without one); None for anything else."""
-    return httpx.Response(405) if hit.method == "GET" else None
+    return Reply(405) if hit.method == "GET" else None
 
 
 def calls(fake: Fake) -> list[Hit]:
     """The tools/call POSTs the fake got."""
-    return [
-        h for h in fake.hits if isinstance(h.body, dict) and h.body.get("method") == "tools/call"
-    ]
+    return [h for h in fake.hits if (h.body or {}).get("method") == "tools/call"]
 
 
 def tool_call(hit: Hit) -> tuple[Any, Any]:
@@ -151,7 +210,7 @@ async def connected(fake: Fake, package: Any = v2025_06_18, **kw: Any) -> Any:
     """A client of ``package`` connected to ``fake``; its retry delay is long unless given."""
     client = package.Client(timeout=5.0)
     kw.setdefault("retry_delay", 5.0)
-    await connect_http(client, URL, http_client=fake.client(), **kw)
+    await connect_http(client, await fake.start(), **kw)
     return client
 
 
@@ -160,19 +219,19 @@ async def connected(fake: Fake, package: Any = v2025_06_18, **kw: Any) -> Any:
 async def test_post_stream_resumed_with_last_event_id(clean_end: bool) -> None:
     """The answer stream breaks after two events; GET + Last-Event-ID gets the rest, in order."""
 
-    def answer(hit: Hit) -> httpx.Response:
+    def answer(hit: Hit) -> Reply:
         if hit.method == "POST":
             rid, token = tool_call(hit)
-            end: tuple[Step, ...] = () if clean_end else (httpx.ReadError("connection reset"),)
+            end: tuple[Step, ...] = () if clean_end else (Drop(),)
             events = (
                 event(progress(token, 1), "a1") + b"retry: 300\n" + event(progress(token, 2), "a2")
             )
-            return httpx.Response(200, headers=SSE, stream=Script(events, *end))
+            return Reply(200, headers=SSE, stream=Script(events, *end))
         if hit.headers.get("last-event-id") == "a2":
             rid, token = tool_call(calls(fake)[0])
             replay = event(progress(token, 3), "a3") + event(result(rid, {"content": []}), "a4")
-            return httpx.Response(200, headers=SSE, stream=Script(replay))
-        return httpx.Response(405)
+            return Reply(200, headers=SSE, stream=Script(replay))
+        return Reply(405)
 
     fake = Fake(answer)
     client = await connected(fake)
@@ -192,12 +251,12 @@ async def test_post_stream_resumed_with_last_event_id(clean_end: bool) -> None:
 async def test_gives_up_after_bounded_reconnects() -> None:
     """Reconnecting brings nothing: after max_reconnects the caller gets an error, no hang."""
 
-    def answer(hit: Hit) -> httpx.Response:
+    def answer(hit: Hit) -> Reply:
         if hit.method == "POST":
-            return httpx.Response(200, headers=SSE, stream=Script(event(progress(1, 1), "x1")))
+            return Reply(200, headers=SSE, stream=Script(event(progress(1, 1), "x1")))
         if "last-event-id" in hit.headers:
-            return httpx.Response(503)
-        return httpx.Response(405)
+            return Reply(503)
+        return Reply(405)
 
     fake = Fake(answer)
     client = await connected(fake, retry_delay=0.01, max_reconnects=2)
@@ -214,14 +273,14 @@ async def test_get_stream_delivers_and_resumes() -> None:
     hold = asyncio.Event()
     log = {"jsonrpc": "2.0", "method": "notifications/message"}
 
-    def answer(hit: Hit) -> httpx.Response:
+    def answer(hit: Hit) -> Reply:
         if hit.method == "GET" and "last-event-id" not in hit.headers:
             first = event({**log, "params": {"level": "info", "data": 1}}, "g1")
-            return httpx.Response(200, headers=SSE, stream=Script(first, httpx.ReadError("x")))
+            return Reply(200, headers=SSE, stream=Script(first, Drop()))
         if hit.method == "GET":
             later = event({**log, "params": {"level": "info", "data": 2}}, "g2")
-            return httpx.Response(200, headers=SSE, stream=Script(later, hold))
-        return httpx.Response(202)
+            return Reply(200, headers=SSE, stream=Script(later, hold))
+        return Reply(202)
 
     fake = Fake(answer)
     notes: list[Any] = []
@@ -234,7 +293,7 @@ async def test_get_stream_delivers_and_resumes() -> None:
             notes.append(params.data)
 
     client = Listener(timeout=5.0)
-    await connect_http(client, URL, http_client=fake.client(), retry_delay=0.05)
+    await connect_http(client, await fake.start(), retry_delay=0.05)
     while len(notes) < 2:
         await asyncio.sleep(0.01)
     assert notes == [1, 2]
@@ -248,15 +307,15 @@ async def test_get_stream_delivers_and_resumes() -> None:
 async def test_session_expiry_and_new_session() -> None:
     """404 to our session id: the client starts a new session and retries that very call."""
 
-    def answer(hit: Hit) -> httpx.Response:
+    def answer(hit: Hit) -> Reply:
         if hit.method == "GET" or hit.headers.get("mcp-session-id") == "s-1":
-            return no_get(hit) or httpx.Response(404)
+            return no_get(hit) or Reply(404)
         if hit.body.get("method") == "tools/list":
-            return httpx.Response(200, json=result(hit.body["id"], {"tools": []}))
-        return httpx.Response(200, json=result(hit.body["id"], {}))
+            return Reply(200, json=result(hit.body["id"], {"tools": []}))
+        return Reply(200, json=result(hit.body["id"], {}))
 
     fake = Fake(answer)
-    transport = StreamableHTTPTransport(URL, http_client=fake.client(), retry_delay=5.0)
+    transport = StreamableHTTPTransport(await fake.start(), retry_delay=5.0)
     client = v2025_06_18.Client(timeout=5.0)
     await client.connect(transport)
     fake.session = "s-2"  # the next initialize gets a new session id
@@ -273,10 +332,9 @@ async def test_session_expiry_and_new_session() -> None:
 @bounded
 async def test_notification_post_404_raises_session_expired() -> None:
     """A notification POST answered 404 raises SessionExpired from write itself."""
-    fake = Fake(lambda hit: no_get(hit) or httpx.Response(404))
-    transport = StreamableHTTPTransport(URL, http_client=fake.client())
-    init = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"x"}}'
-    await transport.write(init)
+    fake = Fake(lambda hit: no_get(hit) or Reply(404))
+    transport = StreamableHTTPTransport(await fake.start())
+    await transport.write(INIT)
     assert await transport.read() is not None and transport.session_id == "s-1"
     with pytest.raises(SessionExpired):
         await transport.write(b'{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}')
@@ -290,13 +348,13 @@ async def test_notification_post_404_raises_session_expired() -> None:
 async def test_http_errors_become_jsonrpc_errors() -> None:
     """A 500 with text, and a 400 carrying a JSON-RPC error (id null), reach the caller."""
 
-    def answer(hit: Hit) -> httpx.Response:
+    def answer(hit: Hit) -> Reply:
         if hit.method == "GET":
-            return httpx.Response(405)
+            return Reply(405)
         if hit.body["method"] == "tools/list":
-            return httpx.Response(500, text="database on fire")
+            return Reply(500, text="database on fire")
         error = {"jsonrpc": "2.0", "id": None, "error": {"code": -32602, "message": "bad args"}}
-        return httpx.Response(400, json=error)
+        return Reply(400, json=error)
 
     client = await connected(Fake(answer))
     with pytest.raises(MCPError) as info:
@@ -313,10 +371,10 @@ async def test_http_errors_become_jsonrpc_errors() -> None:
 async def test_network_error_closes_the_connection() -> None:
     """A request POST that cannot reach the server ends the connection: ConnectionClosed."""
 
-    def answer(hit: Hit) -> httpx.Response:
+    def answer(hit: Hit) -> Reply:
         if hit.method == "GET":
-            return httpx.Response(405)
-        raise httpx.ConnectError("refused")
+            return Reply(405)
+        raise Drop()  # the connection is cut, no answer
 
     client = await connected(Fake(answer))
     with pytest.raises(ConnectionClosed):
@@ -328,11 +386,11 @@ async def test_network_error_closes_the_connection() -> None:
 async def test_json_batch_is_split() -> None:
     """A 2025-03-26 JSON answer that is an array: each message is read on its own."""
 
-    def answer(hit: Hit) -> httpx.Response:
+    def answer(hit: Hit) -> Reply:
         if hit.method == "GET":
-            return httpx.Response(405)
+            return Reply(405)
         rid, token = tool_call(hit)
-        return httpx.Response(200, json=[progress(token, 4), result(rid, {"content": []})])
+        return Reply(200, json=[progress(token, 4), result(rid, {"content": []})])
 
     got: list[float] = []
     client = await connected(Fake(answer), v2025_03_26)
@@ -346,13 +404,13 @@ async def test_slow_answer_does_not_block_other_requests() -> None:
     """A request whose answer is held back does not delay a later one (writes do not wait)."""
     release = asyncio.Event()
 
-    def answer(hit: Hit) -> httpx.Response:
+    def answer(hit: Hit) -> Reply:
         if hit.method != "POST":
-            return httpx.Response(405)
+            return Reply(405)
         rid, slow = hit.body["id"], hit.body["method"] == "tools/call"
         held = (release,) if slow else ()
         answer = result(rid, {"content": []} if slow else {})
-        return httpx.Response(200, headers=SSE, stream=Script(*held, event(answer)))
+        return Reply(200, headers=SSE, stream=Script(*held, event(answer)))
 
     client = await connected(Fake(answer))
     slow = asyncio.create_task(client.call_tool(name="slow"))
@@ -367,13 +425,11 @@ async def test_slow_answer_does_not_block_other_requests() -> None:
 async def test_legacy_endpoint_on_another_origin_is_refused() -> None:
     """An ``endpoint`` event naming another host is refused (headers would leak there)."""
 
-    async def handler(request: httpx.Request) -> httpx.Response:
+    async def handler(request: web.Request) -> Reply:
         body = Script(b"event: endpoint\ndata: http://evil.test/messages\n\n", asyncio.Event())
-        return httpx.Response(200, headers=SSE, stream=body)
+        return Reply(200, headers=SSE, stream=body)
 
-    transport = LegacySSETransport(
-        "http://mcp.test/sse", http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler))
-    )
+    transport = LegacySSETransport(await serve(handler, "/sse"))
     with pytest.raises(ConnectionClosed, match="origin"):
         await transport.write(b'{"jsonrpc":"2.0","id":1,"method":"ping"}')
     await transport.close()
@@ -383,16 +439,15 @@ async def test_legacy_endpoint_on_another_origin_is_refused() -> None:
 async def test_no_fallback_when_the_get_is_not_legacy() -> None:
     """Initialize refused with 400 and the GET is no SSE stream: the caller gets the error."""
 
-    async def handler(request: httpx.Request) -> httpx.Response:
+    async def handler(request: web.Request) -> Reply:
         if request.method == "POST":
             error = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": "nope"}}
-            return httpx.Response(400, json=error)
-        return httpx.Response(400, text="Missing session ID")
+            return Reply(400, json=error)
+        return Reply(400, text="Missing session ID")
 
     client = v2025_06_18.Client(timeout=5.0)
-    http = httpx.AsyncClient(transport=httpx.MockTransport(handler))
     with pytest.raises(MCPError, match="nope"):
-        await connect_http(client, URL, http_client=http)
+        await connect_http(client, await serve(handler))
 
 
 @bounded
@@ -400,13 +455,13 @@ async def test_cancelled_request_stops_reading_its_stream() -> None:
     """A request that times out is cancelled on the wire and its answer stream is closed."""
     bodies: list[Script] = []
 
-    def answer(hit: Hit) -> httpx.Response:
+    def answer(hit: Hit) -> Reply:
         if hit.method == "GET":
-            return httpx.Response(405)
+            return Reply(405)
         if hit.body.get("method") == "tools/call":
             bodies.append(Script(asyncio.Event()))
-            return httpx.Response(200, headers=SSE, stream=bodies[-1])
-        return httpx.Response(202)
+            return Reply(200, headers=SSE, stream=bodies[-1])
+        return Reply(202)
 
     fake = Fake(answer)
     client = await connected(fake, auth_token="t0k")
@@ -419,3 +474,53 @@ async def test_cancelled_request_stops_reading_its_stream() -> None:
     assert cancel["params"]["requestId"] == calls(fake)[0].body["id"]
     await client.close()
     assert all(h.headers["authorization"] == "Bearer t0k" for h in fake.hits)
+
+
+@bounded
+async def test_connections_are_kept_and_reused() -> None:
+    """Sequential calls reuse connections: JSON answers, and SSE streams ending just after."""
+
+    def answer(hit: Hit) -> Reply:
+        if hit.method == "GET":
+            return Reply(405)
+        if hit.body["method"] == "tools/list":
+            return Reply(200, json=result(hit.body["id"], {"tools": []}))
+        return Reply(200, headers=SSE, stream=Script(event(result(hit.body["id"], {})), 0.01))
+
+    fake = Fake(answer)
+    client = await connected(fake)
+    for _ in range(3):
+        await client.list_tools()
+    for _ in range(3):
+        await client.ping()
+        await asyncio.sleep(0.05)  # the stream has ended: its connection is free again
+    await client.close()
+    assert len(fake.hits) == 10  # initialize, initialized, GET, 6 calls, DELETE
+    assert len({h.port for h in fake.hits}) <= 2  # the GET may race the first call
+
+
+@bounded
+async def test_timeout_bounds_plain_posts_not_answer_streams() -> None:
+    """``timeout`` bounds waiting for a notification POST's answer, not a slow SSE answer."""
+    never = asyncio.Event()
+
+    async def answer(hit: Hit) -> Reply:
+        if hit.method == "GET":
+            return Reply(405)
+        if hit.body.get("method") == "tools/call":
+            slow = Script(0.6, event(result(hit.body["id"], {"content": []})))
+            return Reply(200, headers=SSE, stream=slow)
+        await never.wait()  # a notification POST never answered
+        return Reply(202)
+
+    transport = StreamableHTTPTransport(await Fake(answer).start(), timeout=0.3)
+    await transport.write(INIT)
+    assert await transport.read() is not None
+    await transport.write(b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{}}')
+    assert json.loads(await transport.read() or b"")["result"] == {"content": []}
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    with pytest.raises(ConnectionClosed):
+        await transport.write(b'{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}')
+    assert 0.25 <= loop.time() - start < 2.0
+    await transport.close()

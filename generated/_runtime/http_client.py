@@ -19,7 +19,7 @@ request's POST) until an ``initialize`` starts a new session. If the first POST 
 initialize) gets any other 4xx, the server may be a 2024-11-05 HTTP+SSE one: the transport
 switches to ``LegacySSETransport`` on the same URL when a GET there yields an ``endpoint``.
 
-This module needs httpx; only users of HTTP import it.
+This module needs aiohttp; only users of HTTP import it.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import contextlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-import httpx
+import aiohttp
 import msgspec
 
 from .errors import INTERNAL_ERROR, INVALID_REQUEST
@@ -87,7 +87,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         *,
         headers: Mapping[str, str] | None = None,
         auth_token: str | None = None,
-        http_client: httpx.AsyncClient | None = None,
+        http_client: aiohttp.ClientSession | None = None,
         timeout: float = DEFAULT_TIMEOUT_S,
         retry_delay: float = RETRY_DELAY_S,
         max_reconnects: int = MAX_RECONNECTS,
@@ -141,7 +141,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         )
         if stream is not None:
             self._track(ids[0], self._spawn(self._resume(stream, ids)))
-        if "notifications/initialized" in methods and response.status_code < 300:
+        if "notifications/initialized" in methods and response.status < 300:
             self._listener = self._spawn(self._listen())
 
     def _headers(self, accept: str = f"{JSON}, {EVENT_STREAM}") -> dict[str, str]:
@@ -206,16 +206,16 @@ class StreamableHTTPTransport(HTTPTransportBase):
 
     async def _answer(
         self,
-        response: httpx.Response,
+        response: aiohttp.ClientResponse,
         frame: bytes,
         ids: list[RequestId],
         sent_session: bool,
         initialize: bool,
         *,
         fall_back: bool = False,
-    ) -> httpx.Response | None:
+    ) -> aiohttp.ClientResponse | None:
         """Act on a POST's response; return it if it is an SSE stream still to be read."""
-        status = response.status_code
+        status = response.status
         if status >= 400:
             body = await read_body(response)
             if status == 404 and sent_session:
@@ -226,7 +226,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             if fall_back and status < 500 and await self._fall_back(frame):
                 return None
             if ids:
-                self._error_answers(ids, status, response.reason_phrase, body)
+                self._error_answers(ids, status, response.reason or "", body)
             return None
         if initialize and SESSION_HEADER in response.headers:
             self.session_id = response.headers[SESSION_HEADER]
@@ -278,7 +278,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
             return self.retry_delay
         return min(parser.retry / 1000, MAX_RETRY_DELAY_S)
 
-    async def _reconnect(self, parser: SSEParser) -> httpx.Response | None:
+    async def _reconnect(self, parser: SSEParser) -> aiohttp.ClientResponse | None:
         """GET the endpoint again, resuming after the last event id; None on network error."""
         await asyncio.sleep(self._delay(parser))
         headers = self._headers(EVENT_STREAM)
@@ -289,20 +289,20 @@ class StreamableHTTPTransport(HTTPTransportBase):
         except ConnectionClosed:
             return None
 
-    async def _usable(self, response: httpx.Response, sent_session: bool) -> bool | None:
+    async def _usable(self, response: aiohttp.ClientResponse, sent_session: bool) -> bool | None:
         """Whether a GET gave an SSE stream (True), a hopeless refusal (None) or not (False)."""
-        if response.status_code == 200 and media_type(response) == EVENT_STREAM:
+        if response.status == 200 and media_type(response) == EVENT_STREAM:
             return True
-        await response.aclose()
-        if response.status_code == 404 and sent_session:
+        response.close()
+        if response.status == 404 and sent_session:
             self._expire()
             return None
-        return False if response.status_code >= 500 else None
+        return False if response.status >= 500 else None
 
-    async def _resume(self, response: httpx.Response, ids: list[RequestId]) -> None:
+    async def _resume(self, response: aiohttp.ClientResponse, ids: list[RequestId]) -> None:
         """Read a POST's SSE answer; resume it with Last-Event-ID until every id is answered."""
         pending, parser, failures = set(ids), SSEParser(), 0
-        current: httpx.Response | None = response
+        current: aiohttp.ClientResponse | None = response
         while True:
             sent_session = self.session_id is not None
             usable = await self._usable(current, sent_session) if current is not None else False
@@ -326,7 +326,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         """Keep a GET stream open for what the server sends unprompted (405: it has none)."""
         parser, failures = SSEParser(), 0
         headers = self._headers(EVENT_STREAM)
-        current: httpx.Response | None
+        current: aiohttp.ClientResponse | None
         try:
             current = await self._send("GET", self.url, headers, stream=True)
         except ConnectionClosed:
@@ -345,7 +345,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
     # -- closing -------------------------------------------------------------------------
 
     async def close(self) -> None:
-        """End the session (DELETE; 405 is fine), stop every stream, close our httpx client."""
+        """End the session (DELETE; 405 is fine), stop every stream, close our aiohttp session."""
         if self._closing:
             return
         self._closing = True
