@@ -11,7 +11,6 @@ variables. Run ``python examples/demo_server.py`` to serve one client over stdio
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import json
 import sys
@@ -20,7 +19,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from generated._runtime.http_server import HttpOptions, serve_http
+from generated._runtime.http_server import HttpOptions, run_http
 from generated._runtime.peer import MCPError
 from generated._runtime.server import CapabilityError
 from generated.v2025_06_18 import Server, ServerContext, Tools
@@ -403,7 +402,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.http:
             host, _, port = args.http.rpartition(":")
             options = HttpOptions(json_response=args.json, stateless=args.stateless)
-            asyncio.run(serve_http(DemoServer(), host or "127.0.0.1", int(port), options))
+            run_http(DemoServer(), host or "127.0.0.1", int(port), options)
         else:
             DemoServer().run_stdio()
 

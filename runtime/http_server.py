@@ -424,3 +424,15 @@ async def serve_http(
     app = McpHttpApp(servers, options)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     await uvicorn.Server(config).serve()
+
+
+def run_http(
+    servers: ServerBase | list[ServerBase],
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    options: HttpOptions | None = None,
+) -> None:
+    """Serve MCP over HTTP with uvicorn until interrupted (blocking; uvloop when installed)."""
+    uvicorn: Any = importlib.import_module("uvicorn")
+    app = McpHttpApp(servers, options)
+    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on", loop="auto")

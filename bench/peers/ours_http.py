@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.peers.ours_server import EchoServer
-from generated._runtime.http_server import HttpOptions, serve_http
+from generated._runtime.http_server import HttpOptions, run_http
 
 if __name__ == "__main__":
     mode = sys.argv[2] if len(sys.argv) > 2 else "sse"
     options = HttpOptions(
         json_response=mode in ("json", "stateless"), stateless=mode == "stateless"
     )
-    asyncio.run(serve_http(EchoServer(), "127.0.0.1", int(sys.argv[1]), options))
+    run_http(EchoServer(), "127.0.0.1", int(sys.argv[1]), options)
