@@ -8,6 +8,7 @@ decode speed of a tools/list result and a tools/call request against untyped msg
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -18,6 +19,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+if not os.environ.get("MCPGEN_SCHEMA_DIR") and (ROOT.parent / "shared" / "schema").is_dir():
+    os.environ["MCPGEN_SCHEMA_DIR"] = str(ROOT.parent / "shared" / "schema")
 
 import msgspec  # noqa: E402
 

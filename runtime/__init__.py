@@ -1,38 +1,85 @@
 """The mcpgen runtime, copied into every generated package as ``_runtime``.
 
-It depends on msgspec only, and nothing here imports the generator.
+It depends on msgspec only, and nothing here imports the generator. What the generated
+types need is imported here at once; the session core is loaded on first use, so that
+importing a revision's types stays cheap.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from .base import MCPStruct
 from .codec import convert, decode, decoder, encode
-from .errors import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    PARSE_ERROR,
-    ErrorObject,
-    LocalProtocolError,
-    ProtocolError,
-    RemoteProtocolError,
-)
-from .events import (
-    Cancelled,
-    ErrorResponse,
-    Event,
-    InvalidResponse,
-    Notification,
-    Progress,
-    ProgressToken,
-    ProtocolViolation,
-    Request,
-    RequestId,
-    Response,
-)
-from .jsonrpc import DEFAULT_MAX_FRAME_SIZE, Session
 from .methods import MethodSpec
 from .unions import UntaggedUnion, Variant, dec_hook, untagged_union
-from .wire import progress_frame, progress_token, with_progress_token
+
+if TYPE_CHECKING:
+    from .errors import (
+        INTERNAL_ERROR,
+        INVALID_PARAMS,
+        INVALID_REQUEST,
+        METHOD_NOT_FOUND,
+        PARSE_ERROR,
+        ErrorObject,
+        LocalProtocolError,
+        ProtocolError,
+        RemoteProtocolError,
+    )
+    from .events import (
+        Cancelled,
+        ErrorResponse,
+        Event,
+        InvalidResponse,
+        Notification,
+        Progress,
+        ProgressToken,
+        ProtocolViolation,
+        Request,
+        RequestId,
+        Response,
+    )
+    from .jsonrpc import DEFAULT_MAX_FRAME_SIZE, Session
+    from .wire import progress_frame, progress_token, with_progress_token
+
+_LAZY = {
+    **dict.fromkeys(
+        [
+            "INTERNAL_ERROR",
+            "INVALID_PARAMS",
+            "INVALID_REQUEST",
+            "METHOD_NOT_FOUND",
+            "PARSE_ERROR",
+            "ErrorObject",
+            "LocalProtocolError",
+            "ProtocolError",
+            "RemoteProtocolError",
+        ],
+        "errors",
+    ),
+    **dict.fromkeys(
+        [
+            "Cancelled",
+            "ErrorResponse",
+            "Event",
+            "InvalidResponse",
+            "Notification",
+            "Progress",
+            "ProgressToken",
+            "ProtocolViolation",
+            "Request",
+            "RequestId",
+            "Response",
+        ],
+        "events",
+    ),
+    "DEFAULT_MAX_FRAME_SIZE": "jsonrpc",
+    "Session": "jsonrpc",
+    "progress_frame": "wire",
+    "progress_token": "wire",
+    "with_progress_token": "wire",
+}
 
 __all__ = [
     "DEFAULT_MAX_FRAME_SIZE",
@@ -71,3 +118,10 @@ __all__ = [
     "untagged_union",
     "with_progress_token",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load the session core's names on first use."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -156,24 +156,40 @@ class RevisionIR:
         return tuple(files)
 
     @property
-    def init_imports(self) -> tuple[str, ...]:
-        """The import lines of the revision's ``__init__.py``."""
-        lines = ["from .methods import METHODS", "from .types import PROTOCOL_VERSION"]
-        if self.has_handshake:
-            lines = [
-                "from .client import Client",
-                "from .methods import METHODS",
-                "from .server import Server, ServerContext, Tools",
-                "from .types import PROTOCOL_VERSION",
-            ]
-        return tuple(lines)
+    def init_lazy(self) -> tuple[tuple[str, str], ...]:
+        """(name, module) of what ``__init__`` loads on first use: the client and server API.
+
+        ``import pkg.vX.types`` stays as light as the types; ``pkg.vX.Client`` loads the runtime.
+        """
+        if not self.has_handshake:
+            return ()
+        return (
+            ("Client", "client"),
+            ("Server", "server"),
+            ("ServerContext", "server"),
+            ("Tools", "server"),
+        )
+
+    @property
+    def init_typing(self) -> str:
+        """What the revision's ``__init__.py`` imports from typing."""
+        return "TYPE_CHECKING, Any" if self.init_lazy else "Any"
+
+    @property
+    def init_type_imports(self) -> str:
+        """The ``if TYPE_CHECKING:`` block that lets type checkers see the lazy names."""
+        modules: dict[str, list[str]] = {}
+        for name, module in self.init_lazy:
+            modules.setdefault(module, []).append(name)
+        if not modules:
+            return ""
+        lines = [f"    from .{m} import {', '.join(names)}" for m, names in modules.items()]
+        return "if TYPE_CHECKING:\n" + "\n".join(lines) + "\n"
 
     @property
     def init_all(self) -> str:
         """The ``__all__`` entries of the revision's ``__init__.py``."""
-        names = ["METHODS", "PROTOCOL_VERSION"]
-        if self.has_handshake:
-            names = ["METHODS", "PROTOCOL_VERSION", "Client", "Server", "ServerContext", "Tools"]
+        names = ["METHODS", "PROTOCOL_VERSION", *(name for name, _ in self.init_lazy)]
         return ", ".join(f'"{n}"' for n in names)
 
     @property

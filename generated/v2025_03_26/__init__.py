@@ -2,9 +2,30 @@
 # Schema sha256: e720669548c8100a4282c49e580efd6ddf7f28899ea786fc8db251dbdb356131
 """MCP revision 2025-03-26: ``types`` holds the messages, ``methods`` the method table, ``client`` and ``server`` the typed API."""
 
-from .client import Client
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .methods import METHODS
-from .server import Server, ServerContext, Tools
 from .types import PROTOCOL_VERSION
 
+if TYPE_CHECKING:
+    from .client import Client
+    from .server import Server, ServerContext, Tools
+
+_LAZY: dict[str, str] = {
+    "Client": "client",
+    "Server": "server",
+    "ServerContext": "server",
+    "Tools": "server",
+}
+
 __all__ = ["METHODS", "PROTOCOL_VERSION", "Client", "Server", "ServerContext", "Tools"]
+
+
+def __getattr__(name: str) -> Any:
+    """Load the client and server API on first use (they import the runtime)."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,7 +2,21 @@
 # Schema sha256: ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203
 """MCP revision 2026-07-28: ``types`` holds the messages, ``methods`` the method table."""
 
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 from .methods import METHODS
 from .types import PROTOCOL_VERSION
 
+_LAZY: dict[str, str] = {}
+
 __all__ = ["METHODS", "PROTOCOL_VERSION"]
+
+
+def __getattr__(name: str) -> Any:
+    """Load the client and server API on first use (they import the runtime)."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
