@@ -4,7 +4,7 @@ It starts ``examples/demo_server.py`` over stdio (or the server command given on
 line), answers the server's sampling, elicitation and roots requests, prints a transcript and
 checks every answer: the exit status is 0 only if every step behaved as expected.
 
-    python examples/demo_client.py [SERVER_COMMAND ...]
+    python examples/demo_client.py [SERVER_COMMAND ... | http://HOST:PORT/mcp]
 """
 
 from __future__ import annotations
@@ -267,7 +267,12 @@ async def run(command: list[str]) -> None:
     """Connect to the server, run every step, close."""
     client = DemoClient()
     print(f"== connect: {' '.join(command)}")
-    init = await client.connect_stdio(command[0], command[1:])
+    if command[0].startswith(("http://", "https://")):
+        from generated._runtime.http_client import connect_http  # needs aiohttp: HTTP only
+
+        init = await connect_http(client, command[0])
+    else:
+        init = await client.connect_stdio(command[0], command[1:])
     info = client.server_info
     print(f"  server {info.get('name')} {info.get('version')}, protocol {init.protocol_version}")
     print(f"  capabilities: {json.dumps(client.their_capabilities, sort_keys=True)}")
@@ -291,7 +296,11 @@ async def run(command: list[str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the demo; return 0 only if every step behaved as expected."""
     parser = argparse.ArgumentParser(description="Exercise every feature of an MCP server.")
-    parser.add_argument("server", nargs=argparse.REMAINDER, help="server command (default: demo)")
+    parser.add_argument(
+        "server",
+        nargs=argparse.REMAINDER,
+        help="server command, or the URL of a Streamable HTTP endpoint (default: the demo)",
+    )
     command = parser.parse_args(argv).server or SERVER
     try:
         asyncio.run(run(command))

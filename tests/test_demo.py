@@ -160,3 +160,32 @@ async def test_demo_server_replays_a_session_from_a_file(tmp_path: Path) -> None
     assert proc.returncode == 0, err.decode()
     answer = json.loads(answers.read_bytes())
     assert answer["id"] == 1 and answer["result"]["protocolVersion"] == "2025-06-18"
+
+
+async def test_demo_client_passes_over_http_and_the_legacy_fallback() -> None:
+    """The same demo over Streamable HTTP, then through /sse (the HTTP+SSE fallback)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, str(SERVER), "--http", f"127.0.0.1:{port}", cwd=ROOT
+    )
+    try:
+        for _ in range(200):
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+            except OSError:
+                await asyncio.sleep(0.05)
+                continue
+            writer.close()
+            break
+        for path in ("/mcp", "/sse"):
+            code, out, err = await run_client(f"http://127.0.0.1:{port}{path}")
+            assert code == 0, f"{path} stdout:\n{out}\nstderr:\n{err}"
+            assert "== demo finished: every step behaved as expected" in out
+            assert "  ok  after setLevel debug, debug logs arrive" in out
+    finally:
+        server.terminate()
+        await asyncio.wait_for(server.wait(), 10)
