@@ -57,6 +57,17 @@ class HttpOptions:
     event_store: EventStore = field(default_factory=MemoryEventStore)
 
 
+class _Probe(msgspec.Struct):
+    """The part of a POSTed JSON-RPC message the HTTP layer routes on."""
+
+    id: Any = None
+    method: Any = None
+    params: msgspec.Raw = msgspec.Raw()
+
+
+_PROBE = msgspec.json.Decoder(_Probe | list[_Probe])
+
+
 class _Reject(Exception):
     """An HTTP error answer, with an optional JSON-RPC error body."""
 
@@ -185,18 +196,22 @@ class McpHttpApp:
             raise _Reject(415, "Unsupported Media Type: Content-Type must be application/json")
         body = await _read_body(receive, self.options.max_body)
         try:
-            parsed = msgspec.json.decode(body)
+            # Only what routing needs (id, method, params of a cancellation); the session core
+            # decodes the body for real.
+            parsed = _PROBE.decode(body)
+        except msgspec.ValidationError:
+            raise _Reject(400, "Invalid Request: expected a JSON-RPC message") from None
         except msgspec.DecodeError as exc:
             await _respond(send, 400, _error_body(f"Parse error: {exc}", -32700))
             return
         messages = parsed if isinstance(parsed, list) else [parsed]
-        if not messages or not all(isinstance(m, dict) for m in messages):
+        if not messages:
             raise _Reject(400, "Invalid Request: expected a JSON-RPC message")
-        requests = [m["id"] for m in messages if "method" in m and _is_id(m.get("id"))]
+        requests = [m.id for m in messages if m.method is not None and _is_id(m.id)]
         if self.options.stateless and not requests:
             await _respond(send, 202, b"", content_type=None)  # nothing outlives a stateless POST
             return
-        initialize = any(m.get("method") == "initialize" for m in messages)
+        initialize = any(m.method == "initialize" for m in messages)
         session = await self._session_for_post(headers, initialize)
         extra: list[tuple[bytes, bytes]] = []
         if not self.options.stateless:
@@ -204,8 +219,8 @@ class McpHttpApp:
         if not requests:
             await session.feed(body)
             for message in messages:
-                if message.get("method") == "notifications/cancelled":
-                    _drop_cancelled(session, message.get("params"))
+                if message.method == "notifications/cancelled" and message.params:
+                    _drop_cancelled(session, msgspec.json.decode(message.params))
             await _respond(send, 202, b"", extra, content_type=None)
             return
         if isinstance(parsed, list) and not session.connection.peer.session.batch:
