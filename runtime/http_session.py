@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import secrets
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
@@ -152,6 +153,7 @@ class HttpSession:
         self.streams: dict[str, Stream] = {STANDALONE: Stream(STANDALONE)}
         self.by_request: dict[RequestId, Stream] = {}
         self.ended = False
+        self._last_active = time.monotonic()
         self._counter = itertools.count(1)
         self.task = asyncio.create_task(self.connection.run())
 
@@ -159,6 +161,16 @@ class HttpSession:
     def standalone(self) -> Stream:
         """The GET stream (for the legacy transport: the one SSE stream)."""
         return self.streams[STANDALONE]
+
+    def touch(self) -> None:
+        """Note that the client used the session just now."""
+        self._last_active = time.monotonic()
+
+    def idle_for(self) -> float:
+        """Seconds since the client last used the session (0 while a stream is open)."""
+        if any(stream.attached for stream in self.streams.values()):
+            return 0.0
+        return time.monotonic() - self._last_active
 
     def open_stream(self, request_ids: list[RequestId]) -> Stream:
         """Register the stream of a POST whose requests have ``request_ids``."""

@@ -16,6 +16,8 @@ from .http_support import (
     SSE,
     V0618,
     EventReader,
+    Raw,
+    TestServer,
     bounded,
     call,
     initialize,
@@ -24,7 +26,9 @@ from .http_support import (
     messages,
     notification,
     parse_events,
+    raw_client,
     request,
+    serve,
 )
 
 METADATA = "http://127.0.0.1/.well-known/oauth-protected-resource"
@@ -199,3 +203,19 @@ async def test_legacy_http_sse() -> None:
             await asyncio.sleep(0.02)
             gone = await live.client.post(endpoint.data, content=b"{}", headers=JSON_CT)
         assert gone.status_code == 404
+
+
+@bounded
+async def test_idle_sessions_are_ended() -> None:
+    """A session unused for ``session_idle_timeout`` seconds is ended; a session in use is not."""
+    ping = {"jsonrpc": "2.0", "id": 9, "method": "ping"}
+    options = HttpOptions(session_idle_timeout=0.3)
+    async with serve(TestServer(), options) as (_, url), raw_client(url) as http:
+        idle, busy = Raw(http), Raw(http)
+        await idle.start()
+        await busy.start()
+        for _ in range(8):  # keep one session in use while the other idles
+            await asyncio.sleep(0.1)
+            assert (await busy.post(ping)).status_code == 200
+        assert (await idle.post(ping)).status_code == 404
+        assert (await busy.post(ping)).status_code == 200

@@ -55,6 +55,8 @@ class HttpOptions:
     resource_metadata: str | None = None
     """The protected-resource metadata URL named in ``WWW-Authenticate`` on 401."""
     event_store: EventStore = field(default_factory=MemoryEventStore)
+    session_idle_timeout: float | None = 3600.0
+    """Seconds after which a session with no request and no open stream is ended (None: never)."""
 
 
 class _Probe(msgspec.Struct):
@@ -99,6 +101,23 @@ class McpHttpApp:
         self.options = options or HttpOptions()
         self.sessions: dict[str, HttpSession] = {}
         self.versions = {s.PROTOCOL_VERSION for s in self.servers}
+        self._sweeper: asyncio.Task[None] | None = None
+
+    def _register(self, session: HttpSession) -> None:
+        """Keep a new session, and make sure idle ones get ended."""
+        self.sessions[session.id] = session
+        timeout = self.options.session_idle_timeout
+        if timeout is not None and (self._sweeper is None or self._sweeper.done()):
+            self._sweeper = asyncio.create_task(self._sweep(timeout))
+
+    async def _sweep(self, timeout: float) -> None:
+        """End sessions idle for ``timeout`` seconds (clients that vanished without DELETE)."""
+        while self.sessions:
+            await asyncio.sleep(min(timeout / 2, 30.0))
+            for session in list(self.sessions.values()):
+                if session.idle_for() > timeout:
+                    self.sessions.pop(session.id, None)
+                    await session.end()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI request (lifespan events are accepted and ignored)."""
@@ -173,6 +192,7 @@ class McpHttpApp:
         session = self.sessions.get(session_id)
         if session is None or session.ended:
             raise _Reject(404, "Session not found")
+        session.touch()
         return session
 
     def _check_version(self, headers: dict[str, str], session: HttpSession | None) -> None:
@@ -256,7 +276,7 @@ class McpHttpApp:
             if "mcp-session-id" in headers:
                 raise _Reject(400, "Bad Request: initialize must not carry an Mcp-Session-Id")
             session = self._new_session()
-            self.sessions[session.id] = session
+            self._register(session)
             return session
         session = self._session(headers)
         self._check_version(headers, session)
@@ -296,7 +316,7 @@ class McpHttpApp:
 
     async def _legacy_stream(self, receive: Receive, send: Send) -> None:
         session = self._new_session(legacy=True)
-        self.sessions[session.id] = session
+        self._register(session)
         endpoint = f"{self.options.messages_path}?session_id={session.id}"
         try:
             await _stream_sse(session.standalone, receive, send, [], endpoint=endpoint)
