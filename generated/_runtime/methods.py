@@ -31,8 +31,3 @@ class MethodSpec:
     """Whose capabilities hold it: the receiver's (requests) or the sender's (notifications)."""
     input_required: bool = False
     """Whether the result may instead be an ``InputRequiredResult`` (stateless revision)."""
-
-    @property
-    def is_request(self) -> bool:
-        """Whether the method expects a response."""
-        return self.kind == "request"
