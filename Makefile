@@ -9,7 +9,7 @@ ifneq ($(wildcard ../shared/schema),)
 export MCPGEN_SCHEMA_DIR ?= $(abspath ../shared/schema)
 endif
 
-.PHONY: install generate test check bench demo clean
+.PHONY: install node-tools generate test check bench demo clean
 
 install: $(VENV)/.installed
 
@@ -19,10 +19,21 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
+# Node tools of the tests (the official MCP conformance harness, pyright), with their own
+# Node 22 from the npm package `node`,
+# tests/node/package-lock.json and installed into an ignored folder.
+NODE_BIN := tests/node/node_modules/.bin
+NODE_TOOLS := tests/node/node_modules/.installed
+node-tools: $(NODE_TOOLS)
+
+$(NODE_TOOLS): tests/node/package.json tests/node/package-lock.json
+	cd tests/node && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 generate: install
 	$(VENV)/bin/mcpgen --revision all -o generated
 
-test: install
+test: install node-tools
 	$(PY) -m pytest
 
 check: install
@@ -38,4 +49,4 @@ demo: install generate
 	$(PY) examples/demo_client.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) tests/node/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis

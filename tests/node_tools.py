@@ -1,0 +1,27 @@
+"""Where the test suite's Node tools are: the MCP conformance harness and pyright (``make node-tools``)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+NODE_BIN = Path(__file__).resolve().parent / "node" / "node_modules" / ".bin"
+"""The folder of the pinned Node 22, ``conformance`` and ``pyright`` executables."""
+
+
+def node_env() -> dict[str, str]:
+    """The process environment with the pinned Node first on PATH (its scripts run ``env node``)."""
+    env = dict(os.environ)
+    env["PATH"] = f"{NODE_BIN}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def node_tool(name: str) -> str:
+    """The path of one pinned Node tool; the test fails (not skips) when it was not installed."""
+    path = shutil.which(name, path=str(NODE_BIN))
+    if path is None:
+        pytest.fail(f"{name} is not installed in {NODE_BIN}: run `make node-tools`")
+    return path
