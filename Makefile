@@ -20,8 +20,8 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 # Node tools of the tests (the official MCP conformance harness, pyright), with their own
-# Node 22 from the npm package `node`,
-# tests/node/package-lock.json and installed into an ignored folder.
+# Node 22 from the npm package `node`, pinned by tests/node/package-lock.json and installed
+# into an ignored folder.
 NODE_BIN := tests/node/node_modules/.bin
 NODE_TOOLS := tests/node/node_modules/.installed
 node-tools: $(NODE_TOOLS)
