@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from . import __version__
+from .diff.command import diff_command
 from .errors import GenerationError
 from .generate import generate, known_revisions
 
@@ -75,6 +76,17 @@ def cli(revisions: tuple[str, ...], schema_file: Path | None, out: Path) -> None
     click.echo(f"mcpgen: wrote {out} ({', '.join(selected)})", err=True)
 
 
+# Subcommands: ``mcpgen NAME ...`` runs the click command of the row NAME; anything else is
+# the main command (``mcpgen --revision ... -o ...``).
+SUBCOMMANDS: dict[str, click.Command] = {
+    "diff": diff_command,
+}
+
+
 def main() -> None:
     """Run the command line (the ``mcpgen`` console script)."""
-    cli()
+    args = sys.argv[1:]
+    if args and args[0] in SUBCOMMANDS:
+        SUBCOMMANDS[args[0]].main(args[1:], prog_name=f"mcpgen {args[0]}")
+    else:
+        cli()
