@@ -237,8 +237,8 @@ class _Pair:
                     o.name,
                     "",
                     "extra members",
-                    "allowed" if o.open else "not named",
-                    "allowed" if n.open else "not named",
+                    "allowed" if o.open else "refused",
+                    "allowed" if n.open else "refused",
                     cl.openness_fit(o.open, n.open),
                     cl.openness_fit(n.open, o.open),
                 )

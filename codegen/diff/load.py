@@ -172,7 +172,7 @@ class _Walker:
             fields = tuple(
                 self.field(prop, sub, prop in node.required) for prop, sub in node.properties
             )
-            is_open = isinstance(node.additional, Node)
+            is_open = node.additional is not False  # JSON Schema: absent means allowed
             view = TypeView(name, "object", fields, is_open, capability=self.capability)
             self.types[name] = view
             return

@@ -45,6 +45,26 @@ class Category(enum.Enum):
     FIELD = "field"
 
 
+# The order of the aspects of one element's changes: what it is, then how it is constrained.
+ASPECTS = (
+    "",
+    "kind",
+    "type",
+    "values",
+    "value",
+    "required",
+    "constraints",
+    "extra members",
+    "senders",
+    "params",
+    "params required",
+    "result",
+    "input required",
+    "paginated",
+    "capability",
+)
+
+
 class Kind(enum.Enum):
     """Whether the element is new, gone, or different."""
 
@@ -84,10 +104,14 @@ class Change:
 
     @property
     def path(self) -> str:
-        """Where the change is: ``Type.field``, ``Union | Member``, a method or a capability."""
+        """Where: ``Type.field``, ``Union | Member``, ``Enum | "value"``, a method, a capability."""
         if not self.item:
             return self.subject
-        sep = " | " if self.category is Category.MEMBER else "."
+        # A union member or an enum value is one of a set; a field sits inside its type.
+        one_of = self.category is Category.MEMBER or (
+            self.category is Category.CONSTANT and self.kind is not Kind.CHANGED
+        )
+        sep = " | " if one_of else "."
         return f"{self.subject}{sep}{self.item}"
 
     @property
@@ -95,11 +119,13 @@ class Change:
         """The worse impact of the two directions."""
         return max(self.upgrade.impact, self.downgrade.impact, key=lambda i: i.rank)
 
-    def sort_key(self) -> tuple[int, str, str, int, str, int]:
+    def sort_key(self) -> tuple[int, str, str, int, int, str, int]:
         """Stable order: category group, subject, then the element inside it."""
         group = min(list(Category).index(self.category), list(Category).index(Category.TYPE))
         inner = list(Category).index(self.category)
-        return (group, self.subject, self.item, inner, self.aspect, list(Kind).index(self.kind))
+        aspect = ASPECTS.index(self.aspect) if self.aspect in ASPECTS else len(ASPECTS)
+        kind = list(Kind).index(self.kind)
+        return (group, self.subject, self.item, inner, aspect, self.aspect, kind)
 
 
 @dataclass(frozen=True)

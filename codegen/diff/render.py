@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .model import Action, Category, Change, Diff, Effect, Kind
+from .model import Action, Category, Change, Diff, Effect, Impact, Kind
 
 SECTIONS = (
     ("Constants", (Category.CONSTANT,)),
@@ -28,7 +28,7 @@ def effect_text(effect: Effect) -> str:
     """``lossless``, or the impact with its reason when the converter does more than copy."""
     if effect.action is Action.COPY:
         return effect.impact.value
-    return f"{effect.impact.value}, {effect.action.value}: {effect.reason}"
+    return f"{effect.impact.value}: {effect.reason}"
 
 
 def summary_lines(diff: Diff) -> list[str]:
@@ -63,8 +63,11 @@ def render_text(diff: Diff) -> str:
     for title, changes in _sections(diff):
         lines += ["", f"{title} ({len(changes)})"]
         for c in changes:
-            lines.append(f"  {SIGNS[c.kind]} {c.category.value} {c.path}: {what(c)}")
-            lines.append(f"      up: {effect_text(c.upgrade)} | down: {effect_text(c.downgrade)}")
+            head = f"  {SIGNS[c.kind]} {c.category.value} {c.path}"
+            lines.append(head if what(c) == c.item else f"{head}: {what(c)}")
+            up, down = effect_text(c.upgrade), effect_text(c.downgrade)
+            both = up == down == Impact.LOSSLESS.value
+            lines.append("      lossless both ways" if both else f"      up: {up} | down: {down}")
     return "\n".join(lines) + "\n"
 
 
