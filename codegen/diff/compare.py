@@ -264,9 +264,9 @@ class _Pair:
                 yield _added(C, o.name, value, value, "value")
             return
         if o.summary != n.summary:
-            up = down = False
-            if o_shape is not None and n_shape is not None:
-                up, down = self.fits(o_shape, n_shape, True), self.fits(n_shape, o_shape, False)
+            # An object on one side (its kind changed) is compared field by field by name.
+            o_shape, n_shape = o_shape or ref(o.name), n_shape or ref(n.name)
+            up, down = self.fits(o_shape, n_shape, True), self.fits(n_shape, o_shape, False)
             aspect = "type" if o.kind == n.kind else "kind"
             yield Change(
                 T,
