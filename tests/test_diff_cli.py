@@ -151,6 +151,20 @@ def test_exit_codes(schemas: Path, files: tuple[str, str]) -> None:
     assert run_cli("diff", *files, "--fail-on", "never").returncode == 0
 
 
+def test_rules_fill_required_fields(files: tuple[str, str]) -> None:
+    """``--rule`` names fields a declared rule fills: refused becomes a lossless fill."""
+    before = changes_of(*files)["Reply.stamp"]["upgrade"]
+    after = changes_of(*files, "--rule", "Reply.stamp", "--rule", "*.note")
+    assert (before["impact"], before["action"]) == ("refused", "refuse")
+    assert after["Reply.stamp"]["upgrade"] == {
+        "impact": "lossless",
+        "action": "fill",
+        "reason": "filled by a declared rule",
+    }
+    assert after["Reply.note required"]["upgrade"]["impact"] == "lossless"
+    assert_one_line_error(run_cli("diff", *files, "--rule", "stamp"), "--rule")
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [

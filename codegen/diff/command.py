@@ -99,6 +99,14 @@ class OneLineErrorCommand(click.Command):
     help="Which conversions --fail-on looks at: old->new (upgrade), new->old, or both.",
 )
 @click.option(
+    "--rule",
+    "rules",
+    multiple=True,
+    metavar="TYPE.FIELD",
+    help="A field a declared rule fills where the target requires it (Type.field, or *.field "
+    "for every type); repeatable. Such fields are lossless, not refused.",
+)
+@click.option(
     "-o",
     "--output",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -112,6 +120,7 @@ def diff_command(
     fmt: str,
     fail_on: str,
     direction: str,
+    rules: tuple[str, ...],
     output: Path | None,
 ) -> None:
     """Compare two schemas: OLD and NEW are revisions (2025-06-18), schema files, or REV=FILE.
@@ -119,7 +128,11 @@ def diff_command(
     Exit status: 0 no change (at the --fail-on level), 1 changes found, 2 error.
     """
     try:
-        diff = compare(load_surface(old), load_surface(new))
+        for rule in rules:
+            owner, dot, wire = rule.partition(".")
+            if not (owner and dot and wire):
+                raise GenerationError(f"--rule {rule!r}: give Type.field or *.field")
+        diff = compare(load_surface(old), load_surface(new), frozenset(rules))
         text = RENDERERS[fmt](diff)
         if output is not None:
             try:

@@ -96,13 +96,13 @@ def _surface(
 def _capability_paths(
     types: dict[str, TypeView], view: TypeView, prefix: str
 ) -> list[tuple[str, Shape]]:
-    """Flatten a capabilities object into (dotted path, shape); nested objects read ``object``."""
+    """Flatten a capabilities object into (dotted path, shape), nested objects as open maps."""
     out: list[tuple[str, Shape]] = []
     for f in view.fields:
         path = f"{prefix}.{f.wire}"
         nested = types.get(f.shape.name) if f.shape.kind == "ref" else None
         if nested is not None and nested.capability and nested.kind == "object":
-            out.append((path, sh.ref("object")))
+            out.append((path, sh.mapping(sh.ANY)))  # an object; its members follow
             out.extend(_capability_paths(types, nested, path))
         else:
             out.append((path, f.shape))
