@@ -137,6 +137,22 @@ def test_revision_against_its_own_file_is_no_change(schemas: Path) -> None:
     assert "0 changes" in proc.stdout
 
 
+def test_overrides_apply_to_pinned_revisions_only(schemas: Path) -> None:
+    """A bare file is read as it is: only the pinned revision's patch differs from it.
+
+    The 2025-11-25 override widens ElicitResult's integer values to numbers; the method table's
+    gating capabilities come from overrides too, so they are not compared with a bare file.
+    """
+    bare = str(schemas / "2025-11-25" / "schema.json")
+    found = changes_of("2025-11-25", bare)
+    assert sorted(found) == ["ElicitResult.content type"]
+    change = found["ElicitResult.content type"]
+    assert "float" in change["old"] and "float" not in change["new"]
+    assert change["upgrade"]["impact"] == "lossy"  # 1.5 has no place in the unpatched file
+    named = changes_of("2025-11-25", f"DRAFT={bare}")
+    assert named["PROTOCOL_VERSION value"]["new"] == '"DRAFT"'
+
+
 def test_exit_codes(schemas: Path, files: tuple[str, str]) -> None:
     """0 without changes, 1 with changes at the --fail-on level, per --direction."""
     assert run_cli("diff", "2025-06-18", "2025-06-18").returncode == 0

@@ -172,7 +172,8 @@ class _Pair:
         )
         for aspect, effect in columns:
             old, new = o.columns[aspect], n.columns[aspect]
-            if old != new:
+            known = aspect != "capability" or (self.old.overrides and self.new.overrides)
+            if old != new and known:
                 up, down = effect(o, n, True), effect(n, o, False)
                 yield Change(M, CHANGED, o.method, "", aspect.replace("_", " "), old, new, up, down)
 

@@ -28,36 +28,47 @@ _PRIMS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool
 
 
 def load_surface(spec: str) -> Surface:
-    """Load a side given as a revision name, a schema file, or ``REV=FILE`` (a file read as REV)."""
+    """Load a side: a pinned revision, a schema file, or ``REV=FILE`` (a file read as REV).
+
+    A pinned revision's overrides apply (to its file too, given as ``REV=FILE``); a file of
+    another revision, or of none, is read as it is.
+    """
     revision, path = _parse_spec(spec)
-    source = resolve(revision or "", path)
+    pinned = revision in known_revisions()
+    source = resolve(revision if pinned and revision else "", path)
     ir, _ = build_ir(source)
     raw = json.loads(source.data)
-    overrides = load_overrides(revision) if revision else Overrides()
+    overrides = load_overrides(source.revision) if pinned else Overrides()
     doc = inherit_base_params(
-        parse_document(apply_patches(raw, overrides.patches, revision or ""), source.origin)
+        parse_document(apply_patches(raw, overrides.patches, source.revision), source.origin)
     )
     label = revision if path is None and revision else spec
-    return _surface(label, revision, source.sha256, doc, ir)
+    return _surface(label, revision, source.sha256, doc, ir, pinned)
 
 
 def _parse_spec(spec: str) -> tuple[str | None, Path | None]:
+    """Split a side into (revision or None, schema file or None)."""
     known = known_revisions()
     if spec in known:
         return spec, None
-    revision, sep, rest = spec.partition("=")
-    if sep and revision in known:
-        return revision, Path(rest)
     path = Path(spec)
-    if not path.is_file():
-        raise GenerationError(
-            f"{spec!r} is neither a known revision ({', '.join(known)}) nor a schema file"
-        )
-    return None, path
+    if path.is_file():
+        return None, path
+    revision, sep, rest = spec.partition("=")
+    if sep and revision and rest:
+        return revision, Path(rest)
+    raise GenerationError(
+        f"{spec!r} is neither a known revision ({', '.join(known)}) nor a schema file"
+    )
 
 
 def _surface(
-    label: str, revision: str | None, sha256: str, doc: SchemaDocument, ir: RevisionIR
+    label: str,
+    revision: str | None,
+    sha256: str,
+    doc: SchemaDocument,
+    ir: RevisionIR,
+    pinned: bool,
 ) -> Surface:
     walker = _Walker(doc, {s.pointer: s.name for s in ir.structs})
     for name, node in doc.definitions:
@@ -89,7 +100,8 @@ def _surface(
         types=tuple(types[k] for k in sorted(types)),
         methods=tuple(sorted(methods, key=lambda m: m.method)),
         capabilities=tuple(sorted(capabilities)),
-        batch=ir.supports_batch if revision else None,
+        batch=ir.supports_batch if pinned else None,
+        overrides=pinned,
     )
 
 

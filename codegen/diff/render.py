@@ -12,6 +12,7 @@ SECTIONS = (
     ("Capabilities", (Category.CAPABILITY,)),
     ("Types, union members and fields", (Category.TYPE, Category.MEMBER, Category.FIELD)),
 )
+TABLE_HEAD = "| | element | where | change | upgrade | downgrade |"
 SIGNS = {Kind.ADDED: "+", Kind.REMOVED: "-", Kind.CHANGED: "~"}
 
 
@@ -41,7 +42,8 @@ def summary_lines(diff: Diff) -> list[str]:
         if total:
             signs = " ".join(f"{SIGNS[Kind(k)]}{n}" for k, n in by_kind.items() if n)
             parts.append(f"{category} {total} ({signs})")
-    lines = [f"mcpgen diff {old} -> {new}: {len(diff.changes)} changes"]
+    count = len(diff.changes)
+    lines = [f"mcpgen diff {old} -> {new}: {count} change{'' if count == 1 else 's'}"]
     if parts:
         lines.append("  " + ", ".join(parts))
     for direction, a, b in (("upgrade", old, new), ("downgrade", new, old)):
@@ -104,7 +106,10 @@ def render_markdown(diff: Diff) -> str:
 
     for title, changes in _sections(diff):
         lines += ["", f"## {title} ({len(changes)})", ""]
-        lines += ["| | kind | where | change | upgrade | downgrade |", "|---|---|---|---|---|---|"]
+        lines += [
+            "| | element | where | change | upgrade | downgrade |",
+            "|---|---|---|---|---|---|",
+        ]
         lines += [row(c) for c in changes]
     return "\n".join(lines) + "\n"
 

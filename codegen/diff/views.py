@@ -52,9 +52,10 @@ class TypeView:
 
     @property
     def summary(self) -> str:
-        """What the type is, in one phrase: ``object (3 fields)``, ``union of A | B``, ``str``."""
+        """What the type is: ``object {type, text, _meta?}``, ``union of A | B``, ``str``."""
         if self.kind == "object":
-            return f"object ({len(self.fields)} field{'s' if len(self.fields) != 1 else ''})"
+            names = ", ".join(f.wire + ("" if f.required else "?") for f in self.fields)
+            return f"object {{{names}}}"
         rendered = self.shape.render() if self.shape is not None else "Any"
         return f"union of {rendered}" if self.kind == "union" else rendered
 
@@ -113,6 +114,9 @@ class Surface:
     methods: tuple[MethodView, ...]
     capabilities: tuple[tuple[str, Shape], ...]
     batch: bool | None = None
+    # Whether mcpgen's overrides of a pinned revision applied: only they name the capability
+    # gating each method and batch support, so without them those are not compared.
+    overrides: bool = False
 
     @cached_property
     def type_map(self) -> dict[str, TypeView]:
