@@ -6,7 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
+
+from mcpgen.diff.jsonformat import JSON_SCHEMA
 
 from .test_cli import assert_one_line_error, run_cli
 
@@ -90,10 +93,11 @@ def files(tmp_path: Path) -> tuple[str, str]:
 
 
 def changes_of(*args: str) -> dict[str, dict[str, Any]]:
-    """Run ``mcpgen diff --format json`` and index the changes by path and aspect."""
+    """Run ``mcpgen diff --format json``, validate it, and index the changes by path and aspect."""
     proc = run_cli("diff", *args, "--format", "json")
     assert proc.returncode == 1, proc.stderr
     data = json.loads(proc.stdout)
+    jsonschema.validate(data, JSON_SCHEMA)
     return {f"{c['path']} {c['aspect']}".strip(): c for c in data["changes"]}
 
 
