@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 
 from mcpgen.diff import Category, Change, Diff, Impact, Kind, compare, load_surface
-from mcpgen.diff.jsonformat import JSON_SCHEMA, from_data, render_json
+from mcpgen.diff.jsonformat import JSON_SCHEMA, from_data, render_json, to_data
 from mcpgen.diff.render import render_markdown, render_text
 
 from .conftest import REVISIONS, ROOT
@@ -144,6 +144,7 @@ def test_2025_11_25_requests_carry_jsonrpc_and_id() -> None:
     ruled = compare(load_surface("2025-06-18"), load_surface("2025-11-25"), frozenset({"*.id"}))
     filled = one(ruled, Category.FIELD, "CallToolRequest", "id")
     assert (filled.upgrade.impact, filled.upgrade.action.value) == (LOSSLESS, "fill")
+    assert ruled.rules == ("*.id",) and from_data(to_data(ruled)) == ruled
 
 
 def test_renamed_inline_types_with_the_same_fields_are_no_change() -> None:

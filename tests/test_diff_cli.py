@@ -182,6 +182,8 @@ def test_rules_fill_required_fields(files: tuple[str, str]) -> None:
         "reason": "filled by a declared rule",
     }
     assert after["Reply.note required"]["upgrade"]["impact"] == "lossless"
+    text = run_cli("diff", *files, "--rule", "Reply.stamp", "--rule", "*.note").stdout
+    assert "  declared fill rules: *.note, Reply.stamp\n" in text
     assert_one_line_error(run_cli("diff", *files, "--rule", "stamp"), "--rule")
 
 

@@ -40,6 +40,7 @@ def compare(old: Surface, new: Surface, rules: frozenset[str] = frozenset()) -> 
         Side(old.label, old.revision, old.sha256),
         Side(new.label, new.revision, new.sha256),
         tuple(sorted(changes, key=Change.sort_key)),
+        tuple(sorted(rules)),
     )
 
 

@@ -35,12 +35,13 @@ JSON_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "mcpgen diff output",
     "type": "object",
-    "required": ["format", "old", "new", "summary", "changes"],
+    "required": ["format", "old", "new", "rules", "summary", "changes"],
     "additionalProperties": False,
     "properties": {
         "format": {"const": FORMAT},
         "old": _SIDE,
         "new": _SIDE,
+        "rules": {"type": "array", "items": {"type": "string"}},
         "summary": {
             "type": "object",
             "required": ["changes", "worst", "counts", "upgrade", "downgrade"],
@@ -92,6 +93,7 @@ def to_data(diff: Diff) -> dict[str, Any]:
         "format": FORMAT,
         "old": _side(diff.old),
         "new": _side(diff.new),
+        "rules": list(diff.rules),
         "summary": {
             "changes": len(diff.changes),
             "worst": worst.value if worst is not None else None,
@@ -144,4 +146,4 @@ def from_data(data: dict[str, Any]) -> Diff:
         )
         for c in data["changes"]
     )
-    return Diff(Side(**data["old"]), Side(**data["new"]), changes)
+    return Diff(Side(**data["old"]), Side(**data["new"]), changes, tuple(data["rules"]))

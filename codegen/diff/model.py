@@ -144,6 +144,7 @@ class Diff:
     old: Side
     new: Side
     changes: tuple[Change, ...]
+    rules: tuple[str, ...] = ()  # the declared fill rules the classification assumed, sorted
 
     def worst(self) -> Impact | None:
         """The worst impact of any change in either direction, None without changes."""

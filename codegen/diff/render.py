@@ -49,6 +49,8 @@ def summary_lines(diff: Diff) -> list[str]:
     for direction, a, b in (("upgrade", old, new), ("downgrade", new, old)):
         impacts = ", ".join(f"{n} {k}" for k, n in diff.impacts(direction).items())
         lines.append(f"  {direction} ({a} -> {b}): {impacts}")
+    if diff.rules:
+        lines.append(f"  declared fill rules: {', '.join(diff.rules)}")
     return lines
 
 
