@@ -188,14 +188,25 @@ def test_2026_07_28_is_stateless() -> None:
 def test_2026_07_28_results_carry_result_type_and_cache_fields() -> None:
     """``resultType`` is required on every result; list results add ``ttlMs``/``cacheScope``."""
     d = diff_of("2025-11-25", "2026-07-28")
-    for owner in ("Result", "CallToolResult", "ListToolsResult", "ReadResourceResult"):
+    base = one(d, Category.FIELD, "Result", "resultType")
+    assert (base.kind, base.new) == (Kind.ADDED, "str, required")
+    assert (base.upgrade.impact, base.downgrade.impact) == (REFUSED, LOSSY)
+    for owner in ("CallToolResult", "ListToolsResult", "ReadResourceResult"):
         change = one(d, Category.FIELD, owner, "resultType")
-        assert (change.kind, change.new) == (Kind.ADDED, "str, required")
-        assert (change.upgrade.impact, change.downgrade.impact) == (REFUSED, LOSSY)
-    ttl = one(d, Category.FIELD, "ListToolsResult", "ttlMs")
-    assert (ttl.new, ttl.upgrade.impact) == ("int, required", REFUSED)
-    scope = one(d, Category.FIELD, "ListToolsResult", "cacheScope")
-    assert scope.new == 'Literal["private", "public"], required'
+        assert change.kind is Kind.ADDED and change.downgrade.impact is LOSSY
+        # A string in the schema; an override may pin each result's to the constant "complete",
+        # which then fills it going up. Either way nothing is silently copied.
+        if change.new == 'Literal["complete"], required':
+            assert (change.upgrade.impact, change.upgrade.action.value) == (LOSSLESS, "fill")
+        else:
+            assert (change.new, change.upgrade.impact) == ("str, required", REFUSED)
+    # Required in the schema; an override may make them optional where the runtime fills them.
+    for wire, rendered in (("ttlMs", "int"), ("cacheScope", 'Literal["private", "public"]')):
+        change = one(d, Category.FIELD, "ListToolsResult", wire)
+        assert change.kind is Kind.ADDED and change.downgrade.impact is LOSSY
+        required = change.new == f"{rendered}, required"
+        assert required or change.new == f"{rendered}, optional"
+        assert change.upgrade.impact is (REFUSED if required else LOSSLESS)
     ruled = compare(
         load_surface("2025-11-25"), load_surface("2026-07-28"), frozenset({"*.resultType"})
     )
