@@ -181,6 +181,9 @@ def test_2026_07_28_is_stateless() -> None:
         assert (change.kind, change.downgrade.impact) == (Kind.ADDED, REFUSED)
     added = one(d, Category.METHOD, "notifications/subscriptions/acknowledged")
     assert added.kind is Kind.ADDED
+    progress = one(d, Category.METHOD, "notifications/progress", aspect="senders")
+    assert (progress.old, progress.new) == ("client and server", "server")
+    assert (progress.upgrade.impact, progress.downgrade.impact) == (LOSSY, LOSSLESS)
     assert one(d, Category.CAPABILITY, "ServerCapabilities.extensions").kind is Kind.ADDED
     assert one(d, Category.CAPABILITY, "ClientCapabilities.tasks").kind is Kind.REMOVED
 
