@@ -326,7 +326,13 @@ class _Pair:
                 cl.value_fit(self.fits(n.shape, o.shape, False), o.required, collection),
             )
         if o.required != n.required:
-            when = "it where the source omits it"
+
+            def needed(source: FieldView, target: FieldView) -> Effect:
+                if source.required or not target.required:
+                    return cl.COPY
+                when = "it where the source omits it"
+                return cl.required_by_target(True, target.const, ruled, when)
+
             yield Change(
                 F,
                 CHANGED,
@@ -335,8 +341,8 @@ class _Pair:
                 "required",
                 "required" if o.required else "optional",
                 "required" if n.required else "optional",
-                cl.required_by_target(n.required and not o.required, n.const, ruled, when),
-                cl.required_by_target(o.required and not n.required, o.const, ruled, when),
+                needed(o, n),
+                needed(n, o),
             )
         if o.constraints != n.constraints:
             oc, nc = _constraints(o), _constraints(n)

@@ -99,7 +99,7 @@ def _surface(
         sha256=sha256,
         types=tuple(types[k] for k in sorted(types)),
         methods=tuple(sorted(methods, key=lambda m: m.method)),
-        capabilities=tuple(sorted(capabilities)),
+        capabilities=tuple(sorted(capabilities, key=lambda c: c[0])),
         batch=ir.supports_batch if pinned else None,
         overrides=pinned,
     )
