@@ -253,6 +253,14 @@ def test_json_validates_and_round_trips(old: str, new: str) -> None:
     assert sum(data["summary"]["upgrade"].values()) == len(d.changes)
 
 
+@pytest.mark.parametrize(("old", "new"), PAIRS)
+def test_command_prints_the_library_diff(old: str, new: str) -> None:
+    """``mcpgen diff OLD NEW --format json`` in a fresh process prints exactly the same bytes."""
+    proc = run_cli("diff", old, new, "--format", "json")
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout == render_json(diff_of(old, new))
+
+
 def test_every_change_renders_in_text_and_markdown() -> None:
     """Each change is one entry of the text report and one table row of the Markdown page."""
     d = diff_of("2025-11-25", "2026-07-28")
