@@ -17,6 +17,7 @@ from black.parsing import InvalidInput
 
 from ..errors import GenerationError
 from ..parser.ir import RevisionIR
+from .python import PythonRenderer
 
 # Fixed formatter settings: output never depends on the caller's project configuration.
 BLACK_MODE = black.Mode(target_versions={TargetVersion.PY311}, line_length=100)
@@ -76,7 +77,9 @@ def render_package(pkg: PackageIR) -> dict[str, str]:
     }
     for rev in pkg.revisions:
         for template, name in rev.templates:
-            files[f"{rev.module}/{name}"] = env.get_template(template).render(rev=rev)
+            files[f"{rev.module}/{name}"] = env.get_template(template).render(
+                rev=rev, r=PythonRenderer(rev)
+            )
     formatted = {path: _format(path, text) for path, text in files.items()}
     formatted.update(_runtime_files(pkg.generator_version))
     return dict(sorted(formatted.items()))

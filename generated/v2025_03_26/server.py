@@ -179,14 +179,14 @@ class Server(ServerBase):
 
     @unimplemented
     async def list_prompts(
-        self, params: ListPromptsRequestParams, ctx: ServerContext
+        self, params: ListPromptsRequestParams | None, ctx: ServerContext
     ) -> ListPromptsResult:
         """Answer ``prompts/list`` (Sent from the client to request a list of prompts and prompt templates the server has); override to support it."""
         raise NotImplementedError
 
     @unimplemented
     async def list_resources(
-        self, params: ListResourcesRequestParams, ctx: ServerContext
+        self, params: ListResourcesRequestParams | None, ctx: ServerContext
     ) -> ListResourcesResult:
         """Answer ``resources/list`` (Sent from the client to request a list of resources the server has); override to support it."""
         raise NotImplementedError
@@ -205,7 +205,7 @@ class Server(ServerBase):
 
     @unimplemented
     async def list_resource_templates(
-        self, params: ListResourceTemplatesRequestParams, ctx: ServerContext
+        self, params: ListResourceTemplatesRequestParams | None, ctx: ServerContext
     ) -> ListResourceTemplatesResult:
         """Answer ``resources/templates/list`` (Sent from the client to request a list of resource templates the server has); override to support it."""
         raise NotImplementedError
@@ -224,7 +224,7 @@ class Server(ServerBase):
 
     @unimplemented
     async def list_tools(
-        self, params: ListToolsRequestParams, ctx: ServerContext
+        self, params: ListToolsRequestParams | None, ctx: ServerContext
     ) -> ListToolsResult:
         """Answer ``tools/list`` (Sent from the client to request a list of tools the server has); override to support it."""
         raise NotImplementedError

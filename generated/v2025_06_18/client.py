@@ -320,7 +320,7 @@ class Client(ClientBase):
 
     @unimplemented
     async def on_list_roots(
-        self, params: ListRootsRequestParams, ctx: RequestContext
+        self, params: ListRootsRequestParams | None, ctx: RequestContext
     ) -> ListRootsResult:
         """Answer ``roots/list`` from the server (Sent from the server to request a list of root URIs from the client. Roots allow); override to support it."""
         raise NotImplementedError

@@ -407,7 +407,9 @@ class Client(ClientBase):
         raise NotImplementedError
 
     @unimplemented
-    async def on_list_roots(self, params: RequestParams, ctx: RequestContext) -> ListRootsResult:
+    async def on_list_roots(
+        self, params: RequestParams | None, ctx: RequestContext
+    ) -> ListRootsResult:
         """Answer ``roots/list`` from the server (Sent from the server to request a list of root URIs from the client. Roots allow); override to support it."""
         raise NotImplementedError
 
@@ -432,7 +434,7 @@ class Client(ClientBase):
 
     @unimplemented
     async def on_list_tasks(
-        self, params: PaginatedRequestParams, ctx: RequestContext
+        self, params: PaginatedRequestParams | None, ctx: RequestContext
     ) -> ListTasksResult:
         """Answer ``tasks/list`` from the server (A request to retrieve a list of tasks); override to support it."""
         raise NotImplementedError

@@ -67,7 +67,7 @@ class ServerContext(BaseContext):
     """
 
     async def elicit(
-        self, *, params: ElicitRequestParams | None = None, timeout: float | None = None
+        self, *, params: ElicitRequestParams, timeout: float | None = None
     ) -> ElicitResult:
         """A request from the server to elicit additional information from the user via the client (``elicitation/create``)."""
         result = await self.send_request("elicitation/create", params, timeout=timeout)
@@ -271,14 +271,14 @@ class Server(ServerBase):
 
     @unimplemented
     async def list_prompts(
-        self, params: PaginatedRequestParams, ctx: ServerContext
+        self, params: PaginatedRequestParams | None, ctx: ServerContext
     ) -> ListPromptsResult:
         """Answer ``prompts/list`` (Sent from the client to request a list of prompts and prompt templates the server has); override to support it."""
         raise NotImplementedError
 
     @unimplemented
     async def list_resources(
-        self, params: PaginatedRequestParams, ctx: ServerContext
+        self, params: PaginatedRequestParams | None, ctx: ServerContext
     ) -> ListResourcesResult:
         """Answer ``resources/list`` (Sent from the client to request a list of resources the server has); override to support it."""
         raise NotImplementedError
@@ -297,7 +297,7 @@ class Server(ServerBase):
 
     @unimplemented
     async def list_resource_templates(
-        self, params: PaginatedRequestParams, ctx: ServerContext
+        self, params: PaginatedRequestParams | None, ctx: ServerContext
     ) -> ListResourceTemplatesResult:
         """Answer ``resources/templates/list`` (Sent from the client to request a list of resource templates the server has); override to support it."""
         raise NotImplementedError
@@ -323,7 +323,7 @@ class Server(ServerBase):
 
     @unimplemented
     async def list_tasks(
-        self, params: PaginatedRequestParams, ctx: ServerContext
+        self, params: PaginatedRequestParams | None, ctx: ServerContext
     ) -> ListTasksResult:
         """Answer ``tasks/list`` (A request to retrieve a list of tasks); override to support it."""
         raise NotImplementedError
@@ -342,7 +342,7 @@ class Server(ServerBase):
 
     @unimplemented
     async def list_tools(
-        self, params: PaginatedRequestParams, ctx: ServerContext
+        self, params: PaginatedRequestParams | None, ctx: ServerContext
     ) -> ListToolsResult:
         """Answer ``tools/list`` (Sent from the client to request a list of tools the server has); override to support it."""
         raise NotImplementedError
