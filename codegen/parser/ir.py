@@ -67,6 +67,8 @@ class VariantIR:
     required: tuple[str, ...]
     consts: tuple[tuple[str, LiteralValue], ...]
     known: tuple[str, ...] = ()
+    nested: tuple[tuple[str, str], ...] = ()
+    """(member, key) pairs: required keys inside members kept as open maps (``_meta``)."""
 
 
 @dataclass(frozen=True)

@@ -92,6 +92,21 @@ class SchemaView:
                 out[prop] = value
         return out
 
+    def required_inside_open_maps(
+        self, node: Node, open_maps: frozenset[str]
+    ) -> tuple[tuple[str, str], ...]:
+        """(member, key) for each key required inside a required member kept as an open map.
+
+        ``SubscriptionsListenResult`` is told from a plain result only by the subscription id
+        its ``_meta`` must carry; the ``_meta`` dict keeps every key, so the union checks it.
+        """
+        out: list[tuple[str, str]] = []
+        for prop, sub in node.properties:
+            if prop in open_maps and prop in node.required:
+                target = self.merged(self.deref(sub))
+                out.extend((prop, key) for key in sorted(target.required))
+        return tuple(out)
+
 
 @dataclass(frozen=True)
 class Naming:

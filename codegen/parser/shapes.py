@@ -68,6 +68,7 @@ def struct(
     consts: dict[str, Any],
     tag_field: str | None,
     known: tuple[str, ...] = (),
+    nested: tuple[tuple[str, str], ...] = (),
 ) -> TypeExpr:
     """Return a reference to a generated Struct (``known``: all its wire field names)."""
     tag = consts.get(tag_field) if tag_field else None
@@ -75,7 +76,7 @@ def struct(
     return TypeExpr(
         ref,
         "struct",
-        VariantIR(ref, "object", tuple(sorted(required)), pairs, tuple(sorted(known))),
+        VariantIR(ref, "object", tuple(sorted(required)), pairs, tuple(sorted(known)), nested),
         tag_field=tag_field,
         tag=tag,
     )

@@ -107,7 +107,8 @@ class _Typer:
         tag_field = self.tags.get(cls, (None, None))[0]
         known = tuple(name for name, _ in node.properties)
         consts = self.view.required_consts(node)
-        return shapes.struct(Named(cls), tuple(node.required), consts, tag_field, known)
+        nested = self.view.required_inside_open_maps(node, OPEN_MAP_FIELDS)
+        return shapes.struct(Named(cls), tuple(node.required), consts, tag_field, known, nested)
 
     def def_expr(self, name: str) -> TypeExpr:
         """Return (and on first use, build) the type of a named definition."""

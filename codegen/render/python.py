@@ -93,7 +93,9 @@ class PythonRenderer:
         """The ``Variant(...)`` expression that describes an untagged union member at run time."""
         consts = "(" + "".join(f"({k!r}, {c!r}), " for k, c in v.consts) + ")"
         known = f", {v.known!r}" if v.known else ""
-        return f"Variant({self.runtime_type(v.type)}, {v.kind!r}, {v.required!r}, {consts}{known})"
+        nested = f", nested={v.nested!r}" if v.nested else ""
+        head = f"Variant({self.runtime_type(v.type)}, {v.kind!r}, {v.required!r}"
+        return f"{head}, {consts}{known}{nested})"
 
     # -- the method table ---------------------------------------------------------
     def spec_type(self, m: MethodIR) -> str:

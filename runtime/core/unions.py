@@ -36,6 +36,8 @@ class Variant:
     consts: tuple[tuple[str, Any], ...] = ()
     known: tuple[str, ...] = ()
     """Every field name of an object variant: the variant that knows most keys of a value wins."""
+    nested: tuple[tuple[str, str], ...] = ()
+    """(member, key): a key the value's member must hold (a required key of an open ``_meta``)."""
 
     def score(self, value: Any) -> int:
         """How many keys of an object value this variant knows."""
@@ -48,6 +50,7 @@ class Variant:
                 isinstance(value, dict)
                 and all(key in value for key in self.required)
                 and all(value.get(key) == const for key, const in self.consts)
+                and all(_holds(value.get(member), key) for member, key in self.nested)
             )
         if self.kind == "any":
             return True
@@ -55,6 +58,11 @@ class Variant:
         if isinstance(value, bool) and bool not in checks:
             return False
         return isinstance(value, checks)
+
+
+def _holds(member: Any, key: str) -> bool:
+    """Whether an object member holds ``key``."""
+    return isinstance(member, dict) and key in member
 
 
 class UntaggedUnion(abc.ABC):  # noqa: B024 - an ABC for virtual subclasses only
