@@ -36,10 +36,11 @@ generate: install
 test: install node-tools
 	$(PY) -m pytest
 
-check: install
+check: install node-tools
 	$(VENV)/bin/ruff check codegen runtime tests bench examples generated
 	$(VENV)/bin/mypy codegen runtime
 	$(VENV)/bin/mypy generated
+	$(NODE_BIN)/pyright
 
 bench: install
 	$(PY) bench/bench_codegen.py

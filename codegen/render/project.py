@@ -73,7 +73,8 @@ def render_package(pkg: PackageIR) -> dict[str, str]:
     """Return every file of the output package, relative path to text, formatted."""
     env = _environment()
     files: dict[str, str] = {
-        "__init__.py": env.get_template("package_init.py.jinja").render(pkg=pkg)
+        "__init__.py": env.get_template("package_init.py.jinja").render(pkg=pkg),
+        "runtime.py": env.get_template("runtime.py.jinja").render(pkg=pkg),
     }
     for rev in pkg.revisions:
         for template, name in rev.templates:
