@@ -33,8 +33,8 @@ from generated._runtime.core.wire import (  # noqa: E402
 )
 from generated.v2025_06_18.methods import METHODS  # noqa: E402
 
-ROUNDS = 200
-REPEAT = 60
+ROUNDS = 5
+REPEAT = 2000
 
 
 def decode_path(methods: dict[str, MethodSpec[Any, Any]]) -> Callable[[bytes, str], None]:

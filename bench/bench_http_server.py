@@ -16,11 +16,13 @@ import statistics
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_http import server  # noqa: E402
+from bench.cpu import ServerCPU  # noqa: E402
 
 VERSION = "2025-06-18"
 CALLS = 1000
@@ -103,8 +105,15 @@ async def start_session(base: str) -> str:
     return headers["mcp-session-id"]
 
 
-async def drive(base: str, connections: int, session_id: str | None) -> float:
-    """POST ``CALLS`` tools/call requests over ``connections`` connections; return calls/s."""
+class Rate(NamedTuple):
+    """POSTs per second, and the server process's CPU time per POST (microseconds)."""
+
+    per_s: float
+    server_us: float
+
+
+async def drive(base: str, connections: int, session_id: str | None) -> Rate:
+    """POST ``CALLS`` tools/call requests over ``connections`` connections."""
     conns = [await Connection.open(base) for _ in range(connections)]
     for conn in conns:
         conn.session_id = session_id
@@ -120,23 +129,26 @@ async def drive(base: str, connections: int, session_id: str | None) -> float:
         await worker(conn, iter(range(CALLS + 1, CALLS + 11)))
     numbers = iter(range(1, CALLS + 1))
     loop = asyncio.get_running_loop()
+    cpu = ServerCPU()
+    cpu.start()
     start = loop.time()
     await asyncio.gather(*(worker(conn, numbers) for conn in conns))
     elapsed = loop.time() - start
+    cpu.stop()
     for conn in conns:
         conn.close()
-    return CALLS / elapsed
+    return Rate(CALLS / elapsed, cpu.spent_ns / 1000 / CALLS)
 
 
-async def rate(script: str, mode: str, connections: int) -> float:
-    """Median calls/s of one server configuration over ``RUNS`` runs."""
+async def rate(script: str, mode: str, connections: int) -> Rate:
+    """Medians of one server configuration over ``RUNS`` runs."""
     rates = []
     for _ in range(RUNS):
         args = [mode] if mode else []
         async with server(script, *args) as base:
             session_id = await start_session(base) if mode in ("sse", "json") else None
             rates.append(await drive(base, connections, session_id))
-    return statistics.median(rates)
+    return Rate(*(statistics.median(r[k] for r in rates) for k in range(2)))
 
 
 async def main() -> None:
@@ -144,10 +156,17 @@ async def main() -> None:
     for connections in (1, CONNECTIONS):
         label = "sequential" if connections == 1 else f"{connections} connections"
         floor = await rate("floor_http.py", "", connections)
-        print(f"HTTP server alone, {label}: fixed-body ASGI floor {floor:,.0f}/s")
+        print(
+            f"HTTP server alone, {label}: fixed-body ASGI floor {floor.per_s:,.0f}/s, "
+            f"server CPU {floor.server_us:.0f} us/POST"
+        )
         for mode in ("json", "sse", "stateless"):
             ours = await rate("ours_http.py", mode, connections)
-            print(f"  ours ({mode}): {ours:,.0f}/s; ours/floor (time) = {floor / ours:.2f}x")
+            print(
+                f"  ours ({mode}): {ours.per_s:,.0f}/s, server CPU {ours.server_us:.0f} us/POST; "
+                f"ours/floor = {floor.per_s / ours.per_s:.2f}x (time), "
+                f"{ours.server_us / floor.server_us:.2f}x (server CPU)"
+            )
 
 
 if __name__ == "__main__":

@@ -300,6 +300,7 @@ class Reader:
 
     def __init__(self, methods: Mapping[str, AnySpec], peer: Literal["client", "server"]) -> None:
         self.methods = methods
+        self._responses: dict[Any, msgspec.json.Decoder[Any]] = {}
         variants = [
             _message_type(spec) for spec in methods.values() if spec.direction in (peer, "both")
         ]
@@ -322,7 +323,9 @@ class Reader:
         elif awaiting is MIXED:
             return parse(frame)
         else:
-            one_pass = _response_decoder(awaiting)
+            one_pass = self._responses.get(awaiting)
+            if one_pass is None:
+                one_pass = self._responses[awaiting] = _response_decoder(awaiting)
         if one_pass is not None:
             try:
                 return Inbound([one_pass.decode(frame)])
@@ -416,6 +419,9 @@ def read_params(spec: AnySpec, params: Any) -> Any:
 
 def request_params(spec: AnySpec, params: Any) -> tuple[Any, ProgressToken | None]:
     """The typed params of a received request and its ``_meta.progressToken`` (or None)."""
+    if isinstance(params, msgspec.Struct):  # decoded in the one pass: it keeps _meta
+        with_meta: _HasMeta = params  # type: ignore[assignment]
+        return params, None if with_meta.meta is UNSET else _token_of(params)
     decoded = read_params(spec, params)
     if spec.params is not None and keeps_meta(spec.params):
         return decoded, _token_of(decoded)

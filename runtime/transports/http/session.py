@@ -1,8 +1,9 @@
 """The server-side state of MCP over HTTP: sessions, their streams, and the event store.
 
-A session is one ``ServerConnection`` whose transport is ``SessionTransport``: frames POSTed
-by the client are read from its inbox, and every frame the server writes is routed to one
-stream: a response to the stream of the POST that carried its request; a handler's progress,
+A session is one ``ServerConnection`` whose transport is ``SessionTransport``: a POSTed body,
+parsed once, is pushed to the connection (``feed``), and every message the server writes is
+routed to one stream by its ids (no decoding): a response to the stream of the POST that
+carried its request; a handler's progress,
 log messages and requests to that handler's request's stream; anything else to the GET
 stream (kept in the event store until one is open). Each event gets an id unique within the
 session, which is what ``Last-Event-ID`` resumes from.
@@ -92,18 +93,17 @@ class Stream:
 
 
 class SessionTransport:
-    """The ``Transport`` of one HTTP session's ServerConnection."""
+    """The ``Transport`` of one HTTP session's ServerConnection: it writes, it is not read.
+
+    POSTed bodies are pushed to the connection (``HttpSession.feed``); nothing reads them here.
+    """
 
     def __init__(self, session: HttpSession) -> None:
         self._session = session
-        self.inbox: asyncio.Queue[Inbound | None] = asyncio.Queue()
 
     async def read(self) -> Inbound | None:
-        """Return the next POSTed frame (parsed by the session already); None once ended."""
-        frame = await self.inbox.get()
-        if frame is None:
-            self.inbox.put_nowait(None)
-        return frame
+        """Nothing to read: the session pushes what is POSTed."""
+        return None
 
     async def write(self, message: Outbound, related: RelatedId = None) -> None:
         """Route one outgoing message to its stream."""
@@ -116,8 +116,7 @@ class SessionTransport:
         self._session.protocol_version = version
 
     async def close(self) -> None:
-        """End the session's input."""
-        self.inbox.put_nowait(None)
+        """Nothing to close: the HTTP session ends its streams itself."""
 
 
 class HttpSession:
@@ -145,7 +144,6 @@ class HttpSession:
         self.ended = False
         self._last_active = time.monotonic()
         self._counter = itertools.count(1)
-        self.task = asyncio.create_task(self.connection.run())
 
     @property
     def standalone(self) -> Stream:
@@ -191,6 +189,10 @@ class HttpSession:
         await self._deliver(stream or self.standalone, frame)
 
     async def _deliver(self, stream: Stream, frame: bytes) -> None:
+        """Queue a frame on a stream; kept for replay unless it goes into a JSON body."""
+        if self.json and stream.id != STANDALONE:
+            stream.queue.put_nowait(("", frame))  # a JSON answer is no event: nothing to resume
+            return
         event_id = await self.store.store(self.id, stream.id, frame)
         stream.queue.put_nowait((event_id, frame))
 
@@ -236,9 +238,5 @@ class HttpSession:
         for stream in list(self.streams.values()):
             if not stream.done:
                 self._finish(stream)
-        await self.transport.close()
-        try:
-            await asyncio.wait_for(self.task, 2.0)
-        except (TimeoutError, asyncio.CancelledError, Exception):  # best effort: it is ending
-            self.task.cancel()
+        await self.connection.peer.close()  # handlers still running are cancelled
         await self.store.forget(self.id)
