@@ -67,8 +67,10 @@ def _needs(calls: tuple[CallIR, ...], *, args: bool = True, pages: bool = False)
         refs += [a.type for c in calls for a in c.args]
     if pages:
         refs += [c.page.item for c in calls if c.page]
-    unset = args and any(a.default == "unset" for c in calls for a in c.args)
-    return needs_of(refs) | ({("msgspec", "UNSET")} if unset else set())
+    unset: frozenset[Need] = frozenset({("msgspec", "UNSET")})
+    if args and any(a.default == "unset" for c in calls for a in c.args):
+        return needs_of(refs) | unset
+    return needs_of(refs)
 
 
 def _specs(*groups: tuple[CallIR, ...]) -> tuple[str, ...]:
@@ -97,7 +99,7 @@ def build_api(methods: tuple[MethodIR, ...], structs: tuple[StructIR, ...]) -> A
         typing=("ClassVar",),
         # The iterators of paginated calls use UNSET and UnsetType themselves.
         msgspec=("UNSET", "UnsetType") * has_pages,
-        types=(),  # INTERIM
+        types=("InitializeResult",),
         specs=_specs(client_calls, client_notifies),
     )
     server_imports = module_imports(

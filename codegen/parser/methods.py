@@ -64,7 +64,8 @@ def _collect(doc: SchemaDocument) -> tuple[dict[str, _Message], list[Problem]]:
                 )
                 continue
             previous = found.get(method)
-            senders = frozenset({sender}) | (previous.senders if previous else frozenset())
+            empty: frozenset[str] = frozenset()
+            senders = frozenset({sender}) | (previous.senders if previous else empty)
             found[method] = _Message(name, kind, senders)
     return found, problems
 

@@ -241,9 +241,8 @@ def decide_tags(view: SchemaView, naming: Naming) -> dict[str, tuple[str, str]]:
             if not members or len(members) < 2:
                 continue
             consts = [consts_of[m] for m in members]
-            common = set.intersection(
-                *(set(k for k, v in c.items() if isinstance(v, str)) for c in consts)
-            )
+            key_sets = [{k for k, v in c.items() if isinstance(v, str)} for c in consts]
+            common = key_sets[0].intersection(*key_sets[1:])
             ordered = [k for k in TAG_PREFERENCE if k in common] + sorted(
                 common - set(TAG_PREFERENCE)
             )

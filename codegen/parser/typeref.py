@@ -8,6 +8,7 @@ produced once, when a template asks for it.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal as _Literal
 from typing import TypeAlias
@@ -17,6 +18,14 @@ Source = _Literal["typing", "msgspec", "types"]
 Need = tuple[Source, str]
 """One name a rendered reference uses, with its source (``("typing", "Any")``)."""
 LiteralValue: TypeAlias = str | int | float | bool | None
+
+
+def _union(sets: Iterable[frozenset[Need]]) -> frozenset[Need]:
+    """All needs of several references."""
+    out: set[Need] = set()
+    for needs in sets:
+        out |= needs
+    return frozenset(out)
 
 
 @dataclass(frozen=True)
@@ -131,7 +140,7 @@ class UnionOf:
 
     def needs(self) -> frozenset[Need]:
         """The names the rendered reference uses."""
-        return frozenset().union(*(m.needs() for m in self.members))
+        return _union(m.needs() for m in self.members)
 
 
 def literal_text(value: LiteralValue) -> str:
@@ -168,7 +177,8 @@ class Constrained:
 
     def needs(self) -> frozenset[Need]:
         """The names the rendered reference uses."""
-        return self.inner.needs() | {("typing", "Annotated"), ("msgspec", "Meta")}
+        extra: frozenset[Need] = frozenset({("typing", "Annotated"), ("msgspec", "Meta")})
+        return self.inner.needs() | extra
 
 
 @dataclass(frozen=True)
@@ -183,7 +193,8 @@ class Optional:
 
     def needs(self) -> frozenset[Need]:
         """The names the rendered reference uses."""
-        return self.inner.needs() | {("msgspec", "UnsetType")}
+        extra: frozenset[Need] = frozenset({("msgspec", "UnsetType")})
+        return self.inner.needs() | extra
 
 
 TypeRef: TypeAlias = (
@@ -222,4 +233,4 @@ def is_recursive(ref: TypeRef) -> bool:
 
 def needs_of(refs: tuple[TypeRef, ...] | list[TypeRef]) -> frozenset[Need]:
     """Every name ``refs`` use."""
-    return frozenset().union(*(r.needs() for r in refs))
+    return _union(r.needs() for r in refs)
