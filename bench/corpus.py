@@ -8,7 +8,8 @@ from typing import Any
 TEXT = "Looks things up in a catalogue and returns matching entries."
 
 
-def _tools(n: int) -> list[dict[str, Any]]:
+def tools(n: int) -> list[dict[str, Any]]:
+    """``n`` tool definitions with input schemas and annotations."""
     return [
         {
             "name": f"tool_{i}",
@@ -81,7 +82,7 @@ CLIENT_RECEIVES: list[tuple[str, dict[str, Any]]] = [
             },
         },
     ),
-    ("tools/list", {"jsonrpc": "2.0", "id": 2, "result": {"tools": _tools(20)}}),
+    ("tools/list", {"jsonrpc": "2.0", "id": 2, "result": {"tools": tools(20)}}),
     (
         "tools/call",
         {
