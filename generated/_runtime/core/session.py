@@ -40,9 +40,17 @@ from .events import (
 )
 from .lifecycle import Lifecycle, Phase, Sender, kind_of
 from .methods import MethodSpec
+from .reader import (
+    MIXED,
+    Reader,
+    decode_error,
+    decode_result,
+    read_params,
+    reader_for,
+    request_params,
+)
 from .wire import (
     ENCODER,
-    MIXED,
     Inbound,
     Malformed,
     Message,
@@ -50,16 +58,10 @@ from .wire import (
     OutError,
     OutRequest,
     OutResult,
-    Reader,
     as_id,
-    decode_error,
-    decode_result,
     encode_frame,
     is_id,
     progress_frame,
-    read_params,
-    reader_for,
-    request_params,
     too_large,
     with_progress_token,
 )

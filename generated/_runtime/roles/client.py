@@ -248,7 +248,7 @@ class ClientBase(Connection, Generic[InitT]):
 
     async def ping(self, timeout: float | Default | None = DEFAULT) -> None:
         """Check that the server answers."""
-        await self.request("ping", timeout=timeout)
+        await self.request(self.METHODS["ping"], None, timeout=timeout)
 
     # -- what the server sends -----------------------------------------------------------
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -466,7 +467,13 @@ def run_http(
     port: int = 8000,
     options: HttpOptions | None = None,
 ) -> None:
-    """Serve MCP over HTTP with uvicorn until interrupted (blocking; uvloop when installed)."""
+    """Serve MCP over HTTP with uvicorn until interrupted (blocking; uvloop when installed).
+
+    What is loaded by then (modules, generated types, tables) lives as long as the process:
+    it is frozen out of the garbage collector's scans, which then only look at new objects.
+    """
     uvicorn: Any = importlib.import_module("uvicorn")
     app = McpHttpApp(servers, options)
+    gc.collect()
+    gc.freeze()
     uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on", loop="auto")
