@@ -1,0 +1,98 @@
+"""The official conformance harness's authorization scenarios against our OAuth client.
+
+Each ``auth/*`` client scenario (all but the DPoP, workload identity federation and
+enterprise-managed extensions) runs ``tests/auth_fixture_client.py`` -- an MCP client with an
+``OAuthClient``, written on the public API -- against the harness's resource server and
+authorization server, and every check the harness records must succeed (no FAILURE, no
+WARNING) and the client must exit as the scenario expects.
+
+Scenarios introduced by 2026-07-28 run with ``--spec-version 2025-11-25 --force``: the
+authorization behaviour they check is the same, but the harness's 2026-07-28 resource server
+speaks the stateless protocol, which the generated 2026-07-28 package has no client for yet.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.node_tools import node_env, node_tool
+
+FIXTURE = Path(__file__).resolve().parent / "auth_fixture_client.py"
+
+SCENARIOS = [
+    "metadata-default",
+    "metadata-var1",
+    "metadata-var2",
+    "metadata-var3",
+    "basic-cimd",
+    "scope-from-www-authenticate",
+    "scope-from-scopes-supported",
+    "scope-omitted-when-undefined",
+    "scope-step-up",
+    "scope-retry-limit",
+    "token-endpoint-auth-basic",
+    "token-endpoint-auth-post",
+    "token-endpoint-auth-none",
+    "pre-registration",
+    "2025-03-26-oauth-metadata-backcompat",
+    "2025-03-26-oauth-endpoint-fallback",
+    "client-credentials-jwt",
+    "client-credentials-basic",
+]
+ONLY_2026 = [
+    "resource-mismatch",
+    "offline-access-scope",
+    "offline-access-not-supported",
+    "authorization-server-migration",
+    "iss-supported",
+    "iss-not-advertised",
+    "iss-supported-missing",
+    "iss-wrong-issuer",
+    "iss-unexpected",
+    "iss-normalized",
+    "metadata-issuer-mismatch",
+]
+REFUSALS = {
+    "scope-retry-limit",
+    "resource-mismatch",
+    "iss-supported-missing",
+    "iss-wrong-issuer",
+    "iss-unexpected",
+    "iss-normalized",
+    "metadata-issuer-mismatch",
+}
+"""Scenarios where the client must refuse to go on or give up (so it exits with an error)."""
+
+
+def run_scenario(name: str, out: Path) -> tuple[subprocess.CompletedProcess[str], list[dict]]:
+    """Run one client scenario; return the harness's process and its recorded checks."""
+    command = [node_tool("conformance"), "client", "--command", f"{sys.executable} {FIXTURE}"]
+    command += ["--scenario", f"auth/{name}", "-o", str(out), "--timeout", "60000"]
+    if name in ONLY_2026:
+        command += ["--spec-version", "2025-11-25", "--force"]
+    done = subprocess.run(
+        command, env=node_env(), capture_output=True, text=True, timeout=180, check=False
+    )
+    found = sorted(out.rglob("checks.json"))
+    assert found, f"no checks.json written:\n{done.stdout}\n{done.stderr}"
+    return done, json.loads(found[0].read_text())
+
+
+@pytest.mark.parametrize("name", SCENARIOS + ONLY_2026)
+def test_auth_scenario(name: str, tmp_path: Path) -> None:
+    """Every check of the scenario succeeds and the harness reports it passed."""
+    done, checks = run_scenario(name, tmp_path)
+    bad = [c for c in checks if c["status"] in ("FAILURE", "WARNING")]
+    assert not bad, json.dumps(bad, indent=1) + done.stderr[-3000:]
+    assert any(c["status"] == "SUCCESS" for c in checks)
+    assert "OVERALL: PASSED" in done.stdout + done.stderr, done.stderr[-3000:]
+    client_log = next(tmp_path.rglob("stderr.txt")).read_text()
+    if name in REFUSALS:
+        assert "auth fixture client failed" in client_log, client_log
+    else:
+        assert "auth fixture client failed" not in client_log, client_log
