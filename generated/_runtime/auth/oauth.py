@@ -246,7 +246,8 @@ def client_authentication(
         return form, {}
     if method == "client_secret_basic" and client.client_secret is not None:
         pair = f"{quote(client.client_id, safe='')}:{quote(client.client_secret, safe='')}"
-        return {}, {"Authorization": "Basic " + base64.b64encode(pair.encode()).decode()}
+        basic = "Basic " + base64.b64encode(pair.encode()).decode()
+        return {"client_id": client.client_id}, {"Authorization": basic}  # RFC 6749 3.2.1
     if method == "client_secret_post" and client.client_secret is not None:
         return {"client_id": client.client_id, "client_secret": client.client_secret}, {}
     return {"client_id": client.client_id}, {}
