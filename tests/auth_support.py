@@ -127,7 +127,9 @@ class Provider:
         assert client_info.client_id is not None
         self.clients[client_info.client_id] = client_info
 
-    async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
+    async def authorize(
+        self, client: OAuthClientInformationFull, params: AuthorizationParams
+    ) -> str:
         self.authorize_scopes.append(params.scopes)
         code = secrets.token_urlsafe(32)
         assert client.client_id is not None
@@ -179,8 +181,9 @@ class Provider:
     ) -> OAuthToken:
         self.grants.append("refresh_token")
         self.refresh.pop(refresh_token.token, None)  # rotated
-        return self._tokens(refresh_token.client_id, scopes or refresh_token.scopes,
-                            refresh_token.resource)
+        return self._tokens(
+            refresh_token.client_id, scopes or refresh_token.scopes, refresh_token.resource
+        )
 
     async def load_access_token(self, token: str) -> AccessToken | None:
         return None
@@ -243,8 +246,13 @@ class Recorder:
             return
         headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
         self.seen.append((scope["path"], headers))
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"application/json")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"application/json")],
+            }
+        )
         await send({"type": "http.response.body", "body": b"{}"})
 
     def authorizations(self) -> list[str]:

@@ -32,7 +32,6 @@ from generated._runtime.transports.http.server import HttpOptions, McpHttpApp
 from generated.v2025_11_25 import Client, Server, ServerContext, Tools
 from generated.v2025_11_25 import types as t
 from tests.auth_support import (
-    SCOPES,
     Browser,
     Provider,
     authorization_server,
@@ -40,6 +39,7 @@ from tests.auth_support import (
     serve_asgi,
     url_of,
 )
+
 
 class Notes(Server):
     """A server whose ``whoami`` tool answers with the caller's subject and scopes."""
@@ -63,7 +63,7 @@ class Notes(Server):
         return t.CallToolResult(content=[t.TextContent(text="written")])
 
     async def list_tools(
-        self, params: t.ListToolsRequestParams | None, ctx: ServerContext
+        self, params: t.PaginatedRequestParams, ctx: ServerContext
     ) -> t.ListToolsResult:
         """The tools."""
         return t.ListToolsResult(tools=self.tools.definitions())

@@ -40,9 +40,16 @@ def challenge_of(response: httpx.Response) -> dict[str, str]:
     return dict(bearer_challenge(response.headers.get_list("www-authenticate")).params)
 
 
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-11-25", "capabilities": {},
-    "clientInfo": {"name": "raw", "version": "1"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
@@ -107,8 +114,12 @@ async def test_insufficient_scope_and_session_binding() -> None:
         read = s.provider.access_token("c", ["mcp:read"], s.mcp_url)
         opened = await post(s.mcp_url, read)
         session = opened.headers["mcp-session-id"]
-        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                "params": {"name": "write", "arguments": {}}}
+        call = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "write", "arguments": {}},
+        }
         refused = await post(s.mcp_url, read, call, **{"mcp-session-id": session})
         assert refused.status_code == 403
         params = challenge_of(refused)
@@ -141,11 +152,15 @@ class FakeResource:
             status, extra = self.on_token
             await respond(send, status, b"{}", extra)
         else:
-            challenge = f'Bearer resource_metadata="{self.base}/.well-known/oauth-protected-resource/mcp"'
+            challenge = (
+                f'Bearer resource_metadata="{self.base}/.well-known/oauth-protected-resource/mcp"'
+            )
             await respond(send, 401, b'{"error":"invalid_token"}', {"www-authenticate": challenge})
 
 
-async def respond(send: Any, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+async def respond(
+    send: Any, status: int, body: bytes, headers: dict[str, str] | None = None
+) -> None:
     """A raw ASGI answer."""
     raw = [(b"content-type", b"application/json")]
     raw += [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
@@ -164,9 +179,13 @@ async def fake_world(
     base, issuer, other = url_of(rs_sock), url_of(as_sock) + "/", url_of(other_sock)
     provider, recorder = Provider(issuer), Recorder()
     names = {"base": base, "issuer": issuer, "other": other, "asroot": issuer.rstrip("/")}
-    fake = FakeResource({k: v.format(**names) if isinstance(v, str)
-                         else [x.format(**names) for x in v] for k, v in prm.items()},
-                        (on_token[0], {k: v.format(other=other) for k, v in on_token[1].items()}))
+    fake = FakeResource(
+        {
+            k: v.format(**names) if isinstance(v, str) else [x.format(**names) for x in v]
+            for k, v in prm.items()
+        },
+        (on_token[0], {k: v.format(other=other) for k, v in on_token[1].items()}),
+    )
     fake.base = base
     async with (
         serve_asgi(fake, rs_sock),
@@ -188,7 +207,7 @@ async def test_resource_metadata_for_another_resource_is_refused() -> None:
     prm = {"resource": "{other}/mcp", "authorization_servers": ["{issuer}"]}
     async with fake_world(prm) as (url, provider, _, _):
         browser = Browser()
-        with pytest.raises(MetadataMismatch, match="is for .* not for"):
+        with pytest.raises(MetadataMismatch, match=r"is for .* not for"):
             await connect(url, OAuthClient(redirect_handler=browser))
         assert browser.visited == [] and provider.clients == {}
 
@@ -291,7 +310,10 @@ async def test_oauth_endpoints_refuse_plain_http_and_foreign_redirects() -> None
         if scope["type"] == "http":
             await respond(send, 302, b"", {"location": url_of(target) + "/doc"})
 
-    async with serve_asgi(redirect, sock) as base, serve_asgi(Recorder(), target):
-        async with aiohttp.ClientSession() as http:
-            with pytest.raises(InsecureEndpoint, match="another origin"):
-                await OAuthHttp(http).fetch("GET", base + "/.well-known/oauth-authorization-server")
+    async with (
+        serve_asgi(redirect, sock) as base,
+        serve_asgi(Recorder(), target),
+        aiohttp.ClientSession() as http,
+    ):
+        with pytest.raises(InsecureEndpoint, match="another origin"):
+            await OAuthHttp(http).fetch("GET", base + "/.well-known/oauth-authorization-server")

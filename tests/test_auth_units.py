@@ -34,9 +34,11 @@ def test_challenges_are_parsed_with_quotes_and_several_schemes() -> None:
     assert basic.scheme == "Basic" and basic.params == {"realm": "x"}
     assert bearer.error == "insufficient_scope"
     assert bearer.scope == "files:read files:write"
-    assert bearer.resource_metadata == "https://mcp.example.com/.well-known/oauth-protected-resource"
+    assert (
+        bearer.resource_metadata == "https://mcp.example.com/.well-known/oauth-protected-resource"
+    )
     assert bearer.params["error_description"] == 'say "please"'
-    assert parse_challenges("Bearer error=invalid_token, DPoP algs=\"ES256\"")[0].error == (
+    assert parse_challenges('Bearer error=invalid_token, DPoP algs="ES256"')[0].error == (
         "invalid_token"
     )
     assert bearer_challenge(["Negotiate abc==", "bearer scope=x"]).scope == "x"
@@ -52,7 +54,9 @@ def test_protected_resource_metadata_urls_in_spec_order() -> None:
         "https://ex.com/.well-known/oauth-protected-resource/public/mcp",
         "https://ex.com/.well-known/oauth-protected-resource",
     ]
-    assert prm_urls("https://ex.com/", None) == ["https://ex.com/.well-known/oauth-protected-resource"]
+    assert prm_urls("https://ex.com/", None) == [
+        "https://ex.com/.well-known/oauth-protected-resource"
+    ]
 
 
 def test_authorization_server_metadata_urls_in_spec_order() -> None:

@@ -235,19 +235,24 @@ class OAuthClient:
         if previous:
             wanted = previous.split() + wanted
         listed = found.metadata.scopes_supported or []
-        if self.offline_access and self.grant == "authorization_code" and "offline_access" in listed:
+        if (
+            self.offline_access
+            and self.grant == "authorization_code"
+            and "offline_access" in listed
+        ):
             wanted.append("offline_access")
         return " ".join(dict.fromkeys(wanted)) or None
 
-    async def _refresh(
-        self, oauth: OAuthHttp, found: Discovery, token: StoredToken
-    ) -> StoredToken:
+    async def _refresh(self, oauth: OAuthHttp, found: Discovery, token: StoredToken) -> StoredToken:
         """Trade the refresh token for a new access token (kept; the old refresh token stays
         if no new one is issued)."""
         assert token.refresh_token is not None
         client = await self._client(oauth, found, register=False)
-        form = {"grant_type": "refresh_token", "refresh_token": token.refresh_token,
-                "resource": found.resource}
+        form = {
+            "grant_type": "refresh_token",
+            "refresh_token": token.refresh_token,
+            "resource": found.resource,
+        }
         answer = await self._token_request(oauth, found.metadata, client, form)
         fresh = stored_token(answer, found, token.scope)
         if fresh.refresh_token is None:
@@ -422,4 +427,3 @@ class OAuthClient:
             "token_endpoint_auth_method": method,
             "application_type": self.application_type,
         }
-

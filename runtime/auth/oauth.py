@@ -17,7 +17,13 @@ from urllib.parse import quote, urljoin
 import aiohttp
 import msgspec
 
-from .errors import DiscoveryError, InsecureEndpoint, MetadataMismatch, RegistrationError, TokenError
+from .errors import (
+    DiscoveryError,
+    InsecureEndpoint,
+    MetadataMismatch,
+    RegistrationError,
+    TokenError,
+)
 from .metadata import (
     AS_DECODER,
     CLIENT_DECODER,
@@ -128,8 +134,9 @@ class OAuthHttp:
                     f"{server_url}: refused"
                 )
             if not prm.authorization_servers:
-                raise DiscoveryError(f"the protected resource metadata at {url} names no "
-                                     "authorization server")
+                raise DiscoveryError(
+                    f"the protected resource metadata at {url} names no authorization server"
+                )
             return prm
         return None
 
@@ -161,8 +168,8 @@ class OAuthHttp:
         prm = await self.protected_resource(server_url, challenge)
         if prm is None:
             base = origin(server_url)
-            metadata = await self.server_metadata(base) or default_endpoints(base)
-            return Discovery(canonical_resource(server_url), base, metadata)
+            legacy = await self.server_metadata(base) or default_endpoints(base)
+            return Discovery(canonical_resource(server_url), base, legacy)
         assert prm.resource is not None
         errors: list[str] = []
         for issuer in prm.authorization_servers:
@@ -176,8 +183,9 @@ class OAuthHttp:
             errors.append(f"no metadata found for {issuer}")
         if errors and all("refused" in e for e in errors):
             raise MetadataMismatch("; ".join(errors))
-        raise DiscoveryError(f"no usable authorization server for {server_url}: "
-                             + "; ".join(errors))
+        raise DiscoveryError(
+            f"no usable authorization server for {server_url}: " + "; ".join(errors)
+        )
 
     # -- registration and tokens -------------------------------------------------------------
 
@@ -190,11 +198,15 @@ class OAuthHttp:
             headers={"Content-Type": "application/json"},
         )
         if status not in (200, 201):
-            raise RegistrationError(f"registration at {endpoint} refused: {_describe(status, body)}")
+            raise RegistrationError(
+                f"registration at {endpoint} refused: {_describe(status, body)}"
+            )
         try:
             client = CLIENT_DECODER.decode(body)
         except msgspec.DecodeError as exc:
-            raise RegistrationError(f"registration at {endpoint}: unusable answer ({exc})") from None
+            raise RegistrationError(
+                f"registration at {endpoint}: unusable answer ({exc})"
+            ) from None
         method = client.token_endpoint_auth_method
         if method is None:
             method = "client_secret_basic" if client.client_secret else "none"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 from urllib.parse import urlsplit
 
 import msgspec
@@ -96,9 +96,7 @@ class ProtectedMcpApp:
         self.resource = resource
         self.verifier = verifier
         self._audience = canonical_resource(resource.resource)
-        self._boxes: weakref.WeakValueDictionary[str, PrincipalBox] = (
-            weakref.WeakValueDictionary()
-        )
+        self._boxes: weakref.WeakValueDictionary[str, PrincipalBox] = weakref.WeakValueDictionary()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve metadata, refuse what is not authorized, pass the rest to the wrapped app."""
@@ -150,6 +148,7 @@ class ProtectedMcpApp:
             more = message.get("type") == "http.request" and message.get("more_body", False)
         if not more:
             body = b"".join(m.get("body", b"") for m in messages)
+            probed: _Probe | list[_Probe]
             try:
                 probed = _PROBE.decode(body)
             except msgspec.DecodeError:
@@ -231,7 +230,8 @@ def scopes_by_method(table: Mapping[str, Iterable[str]]) -> ScopesFor:
     def scopes_for(method: str, params: Any) -> Iterable[str]:
         found = set(table.get(method, ()))
         if method == "tools/call" and isinstance(params, dict):
-            found |= set(table.get(f"tools/call:{params.get('name')}", ()))
+            name = cast(dict[str, Any], params).get("name")
+            found |= set(table.get(f"tools/call:{name}", ()))
         return found
 
     return scopes_for

@@ -36,21 +36,25 @@ class TokenVerifier(Protocol):
         ...
 
 
+def _strings(value: Any) -> list[str]:
+    """A string, or a list of strings, as a list ([] for anything else)."""
+    if isinstance(value, str):
+        return [value]
+    try:
+        return msgspec.convert(value, list[str])
+    except msgspec.ValidationError:
+        return []
+
+
 def _scopes(value: Any) -> frozenset[str]:
     """Scopes from ``scope`` (a space-separated string) or ``scp`` (a list)."""
     if isinstance(value, str):
         return frozenset(value.split())
-    if isinstance(value, list):
-        return frozenset(str(v) for v in value)
-    return frozenset()
+    return frozenset(_strings(value))
 
 
 def _audiences(value: Any) -> tuple[str, ...]:
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, list):
-        return tuple(str(v) for v in value)
-    return ()
+    return tuple(_strings(value))
 
 
 class JWTVerifier:

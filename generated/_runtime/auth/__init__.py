@@ -3,9 +3,9 @@
 
 Client side: ``OAuthClient``, given to the HTTP transport as ``auth=``. Server side (resource
 server): ``ProtectedMcpApp`` around the ASGI app, described by a ``ProtectedResource``, with a
-``JWTVerifier`` or ``IntrospectionVerifier``; handlers read ``current_principal()``. Nothing else in the
-runtime imports this package, so a package that does not use authorization never loads
-PyJWT or cryptography.
+``JWTVerifier`` or ``IntrospectionVerifier``; handlers read ``current_principal()``.
+Nothing else in the runtime imports this package, so a package that does not use
+authorization never loads PyJWT or cryptography.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ class ProtectedResourceMetadata(msgspec.Struct, omit_defaults=True):
     """RFC 9728 protected resource metadata (the fields MCP uses; others are kept out)."""
 
     resource: str | None = None
-    authorization_servers: list[str] = msgspec.field(default_factory=list)
+    authorization_servers: list[str] = msgspec.field(default_factory=list[str])
     scopes_supported: list[str] | None = None
     bearer_methods_supported: list[str] | None = None
     resource_name: str | None = None
@@ -108,7 +108,7 @@ class Challenge(msgspec.Struct, frozen=True):
     """The ``Bearer`` challenge of a ``WWW-Authenticate`` header."""
 
     scheme: str = ""
-    params: dict[str, str] = msgspec.field(default_factory=dict)
+    params: dict[str, str] = msgspec.field(default_factory=dict[str, str])
 
     @property
     def resource_metadata(self) -> str | None:

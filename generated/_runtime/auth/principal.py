@@ -25,7 +25,7 @@ class AccessToken:
     expires_at: float | None = None
     issuer: str | None = None
     audience: tuple[str, ...] = ()
-    claims: Mapping[str, Any] = field(default_factory=dict)
+    claims: Mapping[str, Any] = field(default_factory=dict[str, Any])
     """Every claim of a JWT, or every member of an introspection answer."""
 
 
