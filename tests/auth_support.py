@@ -33,6 +33,7 @@ from mcp.server.auth.settings import ClientRegistrationOptions
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
+from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
@@ -205,7 +206,25 @@ def authorization_server(provider: Provider) -> Starlette:
     async def jwks(_: Any) -> JSONResponse:
         return JSONResponse(provider.jwks())
 
-    return Starlette(routes=[*routes, Route("/jwks", jwks)])
+    async def introspect(request: Request) -> JSONResponse:
+        """RFC 7662 over the issued JWTs (for ``IntrospectionVerifier``); needs Basic auth."""
+        if not request.headers.get("authorization", "").startswith("Basic "):
+            return JSONResponse({"error": "invalid_client"}, status_code=401)
+        token = str((await request.form()).get("token", ""))
+        try:
+            claims = jwt.decode(
+                token,
+                provider.key.public_key(),
+                algorithms=["RS256"],
+                options={"verify_aud": False},
+            )
+        except jwt.PyJWTError:
+            return JSONResponse({"active": False})
+        return JSONResponse({"active": True, **claims})
+
+    return Starlette(
+        routes=[*routes, Route("/jwks", jwks), Route("/introspect", introspect, methods=["POST"])]
+    )
 
 
 class Browser:

@@ -18,10 +18,12 @@ from typing import Any
 import pytest
 
 from generated._runtime.auth import (
+    IntrospectionVerifier,
     JWTVerifier,
     OAuthClient,
     ProtectedMcpApp,
     ProtectedResource,
+    TokenVerifier,
     current_principal,
     scopes_by_method,
 )
@@ -86,7 +88,9 @@ class Setup:
 
 
 @contextlib.asynccontextmanager
-async def running(stateless: bool = False, leeway: float = 30.0) -> AsyncIterator[Setup]:
+async def running(
+    stateless: bool = False, leeway: float = 30.0, introspection: bool = False
+) -> AsyncIterator[Setup]:
     """An authorization server and a protected MCP server, each on its own port."""
     as_sock, rs_sock = bound_socket(), bound_socket()
     issuer, base = url_of(as_sock) + "/", url_of(rs_sock)  # the SDK's issuer has the slash
@@ -98,9 +102,13 @@ async def running(stateless: bool = False, leeway: float = 30.0) -> AsyncIterato
         required_scopes=("mcp:read",),
         scopes_for=scopes_by_method({"tools/call:write": ["mcp:write"]}),
     )
-    verifier = JWTVerifier(
+    verifier: TokenVerifier = JWTVerifier(
         issuer=issuer, audience=resource.resource, jwks_uri=f"{issuer}jwks", leeway=leeway
     )
+    if introspection:
+        verifier = IntrospectionVerifier(
+            f"{issuer}introspect", audience=resource.resource, client_id="rs", client_secret="s"
+        )
     mcp = McpHttpApp(Notes(), HttpOptions(stateless=stateless))
     app = ProtectedMcpApp(mcp, resource, verifier)
     async with serve_asgi(authorization_server(provider), as_sock), serve_asgi(app, rs_sock):
@@ -115,10 +123,14 @@ async def whoami(client: Client) -> str:
     return block.text
 
 
-@pytest.mark.parametrize("stateless", [False, True], ids=["sessions", "stateless"])
-async def test_discovery_registration_code_token_call(stateless: bool) -> None:
+@pytest.mark.parametrize(
+    ("stateless", "introspection"),
+    [(False, False), (True, False), (False, True)],
+    ids=["sessions-jwt", "stateless-jwt", "sessions-introspection"],
+)
+async def test_discovery_registration_code_token_call(stateless: bool, introspection: bool) -> None:
     """From a bare 401 to a tool call that sees the principal, in one connect."""
-    async with running(stateless) as s:
+    async with running(stateless, introspection=introspection) as s:
         browser = Browser()
         oauth = OAuthClient(redirect_handler=browser, client_name="e2e")
         client = Client(name="e2e", version="1")

@@ -317,3 +317,21 @@ async def test_oauth_endpoints_refuse_plain_http_and_foreign_redirects() -> None
     ):
         with pytest.raises(InsecureEndpoint, match="another origin"):
             await OAuthHttp(http).fetch("GET", base + "/.well-known/oauth-authorization-server")
+
+
+@pytest.mark.parametrize("case", ["inactive", "audience", "expired"])
+async def test_introspection_refuses_bad_tokens(case: str) -> None:
+    """The introspection verifier refuses inactive, foreign and expired tokens."""
+    async with running(introspection=True) as s:
+        token = {
+            "inactive": "not-issued-here",
+            "audience": s.provider.access_token("c", ["mcp:read"], "https://other.example/mcp"),
+            "expired": s.provider.access_token("c", ["mcp:read"], s.mcp_url, ttl=-10),
+        }[case]
+        response = await post(s.mcp_url, token)
+        assert response.status_code == 401
+        params = challenge_of(response)
+        assert params["error"] == "invalid_token"
+        assert {"inactive": "not active", "audience": "audience", "expired": "not active"}[
+            case
+        ] in params["error_description"]

@@ -16,6 +16,7 @@ import aiohttp
 import jwt
 import msgspec
 
+from .metadata import basic_authorization
 from .principal import AccessToken
 
 DEFAULT_ALGORITHMS: Final = ("RS256", "RS384", "RS512", "ES256", "ES384", "PS256", "EdDSA")
@@ -179,7 +180,9 @@ class IntrospectionVerifier:
     ) -> None:
         self.endpoint = endpoint
         self.audience = {audience} if isinstance(audience, str) else set(audience)
-        self.auth = aiohttp.BasicAuth(client_id, client_secret or "") if client_id else None
+        self.headers: dict[str, str] = {}
+        if client_id is not None:
+            self.headers["Authorization"] = basic_authorization(client_id, client_secret or "")
         self._http = http
 
     async def verify(self, token: str) -> AccessToken:
@@ -189,7 +192,11 @@ class IntrospectionVerifier:
         http = self._http or aiohttp.ClientSession()
         try:
             async with http.post(
-                self.endpoint, data=form, auth=self.auth, timeout=timeout, allow_redirects=False
+                self.endpoint,
+                data=form,
+                headers=self.headers,
+                timeout=timeout,
+                allow_redirects=False,
             ) as r:
                 body = await r.read()
                 if r.status != 200:

@@ -9,10 +9,11 @@ authorization pages order them, and RFC 8707 (the ``resource`` parameter).
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import re
 from typing import Final
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import msgspec
 
@@ -167,6 +168,13 @@ def format_challenge(params: dict[str, str]) -> str:
 
 def _quote(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def basic_authorization(client_id: str, secret: str) -> str:
+    """An ``Authorization: Basic`` value for client credentials, each part form-encoded first
+    (RFC 6749 section 2.3.1)."""
+    pair = f"{quote(client_id, safe='')}:{quote(secret, safe='')}"
+    return "Basic " + base64.b64encode(pair.encode()).decode("ascii")
 
 
 # -- URLs ------------------------------------------------------------------------------------

@@ -9,11 +9,10 @@ The orchestration (when to run which step, what to keep) is in ``client.py``.
 
 from __future__ import annotations
 
-import base64
 import time
 from dataclasses import dataclass
 from typing import Any, Final
-from urllib.parse import quote, urljoin
+from urllib.parse import urljoin
 
 import aiohttp
 import msgspec
@@ -37,6 +36,7 @@ from .metadata import (
     ProtectedResourceMetadata,
     TokenResponse,
     as_metadata_urls,
+    basic_authorization,
     canonical_resource,
     is_secure,
     origin,
@@ -257,8 +257,7 @@ def client_authentication(
         }
         return form, {}
     if method == "client_secret_basic" and client.client_secret is not None:
-        pair = f"{quote(client.client_id, safe='')}:{quote(client.client_secret, safe='')}"
-        basic = "Basic " + base64.b64encode(pair.encode()).decode()
+        basic = basic_authorization(client.client_id, client.client_secret)
         return {"client_id": client.client_id}, {"Authorization": basic}  # RFC 6749 3.2.1
     if method == "client_secret_post" and client.client_secret is not None:
         return {"client_id": client.client_id, "client_secret": client.client_secret}, {}
