@@ -23,8 +23,12 @@ from generated._runtime.auth import (
     AuthorizationResponseError,
     ClientInfo,
     InsecureEndpoint,
+    JWTVerifier,
     MetadataMismatch,
     OAuthClient,
+    ProtectedMcpApp,
+    ProtectedResource,
+    scopes_by_method,
 )
 from generated._runtime.auth.metadata import bearer_challenge
 from generated._runtime.auth.oauth import OAuthHttp
@@ -335,3 +339,33 @@ async def test_introspection_refuses_bad_tokens(case: str) -> None:
         assert {"inactive": "not active", "audience": "audience", "expired": "not active"}[
             case
         ] in params["error_description"]
+
+
+async def test_oversized_body_cannot_skip_method_scopes() -> None:
+    """A body too large to read its method is refused (413), never passed with base scopes."""
+    calls: list[str] = []
+
+    async def inner(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        calls.append(scope["path"])
+        await respond(send, 200, b"{}")
+
+    provider = Provider("https://as.example.com")
+    resource = ProtectedResource(
+        resource="http://testserver/mcp",
+        authorization_servers=(provider.issuer,),
+        scopes_for=scopes_by_method({"tools/call": ["mcp:write"]}),
+    )
+    verifier = JWTVerifier(
+        issuer=provider.issuer, audience=resource.resource, key=provider.key.public_key()
+    )
+    app = ProtectedMcpApp(inner, resource, verifier, max_body=1000)
+    token = provider.access_token("c", ["mcp:read"], resource.resource)
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x" * 2000}}
+    headers = {**HEADERS, "authorization": f"Bearer {token}"}
+    transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+        big = await http.post("/mcp", json=call, headers=headers)
+        small = await http.post("/mcp", json={**call, "params": {"name": "x"}}, headers=headers)
+        plain = await http.post("/mcp", json=INIT, headers=headers)
+    assert big.status_code == 413 and small.status_code == 403 and plain.status_code == 200
+    assert calls == ["/mcp"]

@@ -40,8 +40,8 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 ScopesFor = Callable[[str, Any], Iterable[str]]
 """The scopes a JSON-RPC method needs, given its name and params (decoded JSON, or None)."""
-MAX_PROBE: Final = 4 * 1024 * 1024
-"""Largest body read to learn its JSON-RPC method (bigger bodies pass with the base scopes)."""
+MAX_BODY: Final = 4 * 1024 * 1024
+"""Largest POST body read to learn its JSON-RPC methods (larger ones get 413)."""
 
 
 class _Probe(msgspec.Struct):
@@ -91,8 +91,16 @@ class ProtectedResource:
 class ProtectedMcpApp:
     """An ASGI app that lets through only requests with a valid, sufficient bearer token."""
 
-    def __init__(self, app: ASGIApp, resource: ProtectedResource, verifier: TokenVerifier):
+    def __init__(
+        self,
+        app: ASGIApp,
+        resource: ProtectedResource,
+        verifier: TokenVerifier,
+        *,
+        max_body: int = MAX_BODY,
+    ) -> None:
         self.app = app
+        self.max_body = max_body
         self.resource = resource
         self.verifier = verifier
         self._audience = canonical_resource(resource.resource)
@@ -122,7 +130,11 @@ class ProtectedMcpApp:
             reason = "the token was not issued for this resource (audience)"
             await self._refuse(send, 401, needed, "invalid_token", reason)
             return
-        receive, needed = await self._method_scopes(scope, receive, needed)
+        read = await self._method_scopes(scope, receive, needed)
+        if read is None:
+            await _answer(send, 413, _error("invalid_request", "the body is too large"), [])
+            return
+        receive, needed = read
         if not needed <= principal.scopes:
             reason = f"this request needs the scopes {' '.join(sorted(needed))}"
             await self._refuse(send, 403, needed, "insufficient_scope", reason)
@@ -135,18 +147,21 @@ class ProtectedMcpApp:
 
     async def _method_scopes(
         self, scope: Scope, receive: Receive, needed: set[str]
-    ) -> tuple[Receive, set[str]]:
-        """Read a POST's body (bounded) to add the scopes its methods need; replay it after."""
+    ) -> tuple[Receive, set[str]] | None:
+        """Read a POST's body (bounded) to add the scopes its methods need; replay it after.
+        None: the body is larger than ``max_body`` (its methods cannot be known)."""
         if self.resource.scopes_for is None or scope["method"] != "POST":
             return receive, needed
         messages: list[dict[str, Any]] = []
         size, more = 0, True
-        while more and size <= MAX_PROBE:
+        while more:
             message = await receive()
             messages.append(message)
             size += len(message.get("body", b""))
             more = message.get("type") == "http.request" and message.get("more_body", False)
-        if not more:
+            if size > self.max_body:
+                return None
+        if messages:
             body = b"".join(m.get("body", b"") for m in messages)
             probed: _Probe | list[_Probe]
             try:
