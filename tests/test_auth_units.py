@@ -131,3 +131,25 @@ def test_packages_without_authorization_load_none_of_its_libraries() -> None:
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_client_metadata_document_and_application_type() -> None:
+    """The CIMD names its own URL as client id; the registration type follows the redirect."""
+    from generated._runtime.auth import OAuthClient
+
+    async def handler(url: str) -> str:
+        return url
+
+    url = "https://app.example.com/oauth/client.json"
+    local = OAuthClient(redirect_handler=handler, client_metadata_url=url, client_name="App")
+    doc = local.metadata_document()
+    assert doc["client_id"] == url and doc["client_name"] == "App"
+    assert doc["redirect_uris"] == ["http://localhost:3030/callback"]
+    assert "refresh_token" in doc["grant_types"] and doc["token_endpoint_auth_method"] == "none"
+    assert local.application_type == "native"
+    web = OAuthClient(redirect_handler=handler, redirect_uri="https://app.example.com/cb")
+    assert web.application_type == "web"
+    with pytest.raises(ValueError, match="client_metadata_url"):
+        web.metadata_document()
+    with pytest.raises(ValueError, match="redirect_handler"):
+        OAuthClient()

@@ -40,6 +40,7 @@ from .metadata import (
     ClientInfo,
     bearer_challenge,
     canonical_resource,
+    is_loopback,
     is_secure,
     resource_covers,
 )
@@ -73,7 +74,7 @@ class OAuthClient:
         scope: str | None = None,
         offline_access: bool = True,
         max_step_up: int = MAX_STEP_UP,
-        application_type: Literal["native", "web"] = "native",
+        application_type: Literal["native", "web"] | None = None,
     ) -> None:
         if grant == "authorization_code" and redirect_handler is None:
             raise ValueError("the authorization code grant needs a redirect_handler")
@@ -94,7 +95,10 @@ class OAuthClient:
         self.offline_access = offline_access
         """Ask for ``offline_access`` (a refresh token) when the server lists it."""
         self.max_step_up = max_step_up
-        self.application_type = application_type
+        self.application_type = application_type or (
+            "native" if is_loopback(redirect_uri) else "web"
+        )
+        """For dynamic registration: ``native`` for a redirect URI on this machine, else ``web``."""
         self.server_url: str | None = None
         """The MCP endpoint this client authorizes for (the first URL it sends to)."""
         self.discovery: Discovery | None = None
@@ -411,6 +415,19 @@ class OAuthClient:
         )
         await self.storage.set_client(found.issuer, client)
         return client
+
+    def metadata_document(self) -> dict[str, Any]:
+        """The Client ID Metadata Document to serve at ``client_metadata_url`` (as JSON)."""
+        if self.client_metadata_url is None:
+            raise ValueError("no client_metadata_url was given")
+        return {
+            "client_id": self.client_metadata_url,
+            "client_name": self.client_name,
+            "redirect_uris": [self.redirect_uri],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+        }
 
     def _registration(self, metadata: AuthServerMetadata) -> dict[str, Any]:
         """Our RFC 7591 client metadata."""
