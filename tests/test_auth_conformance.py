@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -67,10 +69,13 @@ REFUSALS = {
     "metadata-issuer-mismatch",
 }
 """Scenarios where the client must refuse to go on or give up (so it exits with an error)."""
+PARALLEL = 3
+"""Scenarios run at once (each is a Node harness and a Python client, mostly waiting)."""
+Outcome = tuple[subprocess.CompletedProcess[str], list[dict[str, Any]], str]
 
 
-def run_scenario(name: str, out: Path) -> tuple[subprocess.CompletedProcess[str], list[dict]]:
-    """Run one client scenario; return the harness's process and its recorded checks."""
+def run_scenario(name: str, out: Path) -> Outcome:
+    """Run one client scenario; return the harness's process, its checks, the client's stderr."""
     command = [node_tool("conformance"), "client", "--command", f"{sys.executable} {FIXTURE}"]
     command += ["--scenario", f"auth/{name}", "-o", str(out), "--timeout", "60000"]
     if name in ONLY_2026:
@@ -80,18 +85,36 @@ def run_scenario(name: str, out: Path) -> tuple[subprocess.CompletedProcess[str]
     )
     found = sorted(out.rglob("checks.json"))
     assert found, f"no checks.json written:\n{done.stdout}\n{done.stderr}"
-    return done, json.loads(found[0].read_text())
+    client_log = next(out.rglob("stderr.txt")).read_text()
+    return done, json.loads(found[0].read_text()), client_log
+
+
+@pytest.fixture(scope="module")
+def outcomes(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Future[Outcome]]:
+    """The selected scenarios, started ``PARALLEL`` at a time when the first test needs one."""
+    selected = [
+        str(item.callspec.params["name"])
+        for item in request.session.items
+        if isinstance(item, pytest.Function) and item.originalname == "test_auth_scenario"
+    ]
+    pool = ThreadPoolExecutor(PARALLEL)
+    request.addfinalizer(pool.shutdown)
+    return {
+        name: pool.submit(run_scenario, name, tmp_path_factory.mktemp(name))
+        for name in dict.fromkeys(selected)
+    }
 
 
 @pytest.mark.parametrize("name", SCENARIOS + ONLY_2026)
-def test_auth_scenario(name: str, tmp_path: Path) -> None:
+def test_auth_scenario(name: str, outcomes: dict[str, Future[Outcome]]) -> None:
     """Every check of the scenario succeeds and the harness reports it passed."""
-    done, checks = run_scenario(name, tmp_path)
+    done, checks, client_log = outcomes[name].result(timeout=300)
     bad = [c for c in checks if c["status"] in ("FAILURE", "WARNING")]
     assert not bad, json.dumps(bad, indent=1) + done.stderr[-3000:]
     assert any(c["status"] == "SUCCESS" for c in checks)
     assert "OVERALL: PASSED" in done.stdout + done.stderr, done.stderr[-3000:]
-    client_log = next(tmp_path.rglob("stderr.txt")).read_text()
     if name in REFUSALS:
         assert "auth fixture client failed" in client_log, client_log
     else:
