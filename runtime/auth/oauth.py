@@ -171,21 +171,21 @@ class OAuthHttp:
             legacy = await self.server_metadata(base) or default_endpoints(base)
             return Discovery(canonical_resource(server_url), base, legacy)
         assert prm.resource is not None
-        errors: list[str] = []
+        mismatches: list[str] = []
+        missing: list[str] = []
         for issuer in prm.authorization_servers:
             try:
                 metadata = await self.server_metadata(issuer)
             except MetadataMismatch as exc:
-                errors.append(str(exc))
+                mismatches.append(str(exc))
                 continue
             if metadata is not None:
                 return Discovery(prm.resource, issuer, metadata, prm)
-            errors.append(f"no metadata found for {issuer}")
-        if errors and all("refused" in e for e in errors):
-            raise MetadataMismatch("; ".join(errors))
-        raise DiscoveryError(
-            f"no usable authorization server for {server_url}: " + "; ".join(errors)
-        )
+            missing.append(f"no metadata found for {issuer}")
+        if mismatches and not missing:
+            raise MetadataMismatch("; ".join(mismatches))
+        why = "; ".join(mismatches + missing)
+        raise DiscoveryError(f"no usable authorization server for {server_url}: {why}")
 
     # -- registration and tokens -------------------------------------------------------------
 
