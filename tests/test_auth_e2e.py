@@ -56,8 +56,8 @@ class Notes(Server):
         self.tools.add(t.Tool(name="write", input_schema=plain), self._write)
 
     async def _whoami(self, args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
-        who = current_principal()
-        assert who is not None
+        who = ctx.principal
+        assert who is not None and who == current_principal()
         text = f"{who.subject} {' '.join(sorted(who.scopes))}"
         return t.CallToolResult(content=[t.TextContent(text=text)])
 
