@@ -65,7 +65,7 @@ class Notes(Server):
         return t.CallToolResult(content=[t.TextContent(text="written")])
 
     async def list_tools(
-        self, params: t.PaginatedRequestParams, ctx: ServerContext
+        self, params: t.PaginatedRequestParams | None, ctx: ServerContext
     ) -> t.ListToolsResult:
         """The tools."""
         return t.ListToolsResult(tools=self.tools.definitions())
@@ -216,3 +216,70 @@ async def test_step_up_gives_up_after_the_limit() -> None:
         finally:
             await client.close()
         assert len(browser.visited) == 2  # the first authorization and one step-up
+
+
+async def test_official_sdk_client_against_our_protected_server() -> None:
+    """The official SDK's OAuth client (httpx2) gets through our resource server too."""
+    from urllib.parse import parse_qs, urlsplit
+
+    import httpx2
+    from pydantic import AnyUrl
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared.auth import (
+        AuthorizationCodeResult,
+        OAuthClientInformationFull,
+        OAuthClientMetadata,
+        OAuthToken,
+    )
+
+    class Memory:
+        """The SDK's token storage, in memory."""
+
+        tokens: OAuthToken | None = None
+        client: OAuthClientInformationFull | None = None
+
+        async def get_tokens(self) -> OAuthToken | None:
+            return self.tokens
+
+        async def set_tokens(self, tokens: OAuthToken) -> None:
+            self.tokens = tokens
+
+        async def get_client_info(self) -> OAuthClientInformationFull | None:
+            return self.client
+
+        async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+            self.client = client_info
+
+    redirected: list[str] = []
+
+    async def redirect(url: str) -> None:
+        redirected.append(await Browser()(url))
+
+    async def callback() -> AuthorizationCodeResult:
+        query = {k: v[0] for k, v in parse_qs(urlsplit(redirected[-1]).query).items()}
+        return AuthorizationCodeResult(
+            code=query["code"], state=query.get("state"), iss=query.get("iss")
+        )
+
+    async with running() as s:
+        provider = OAuthClientProvider(
+            server_url=s.mcp_url,
+            client_metadata=OAuthClientMetadata(
+                client_name="sdk", redirect_uris=[AnyUrl("http://localhost:3030/callback")]
+            ),
+            storage=Memory(),
+            redirect_handler=redirect,
+            callback_handler=callback,
+        )
+        async with (
+            httpx2.AsyncClient(auth=provider, timeout=20) as http,
+            streamable_http_client(s.mcp_url, http_client=http) as streams,
+            ClientSession(streams[0], streams[1]) as session,
+        ):
+            await session.initialize()
+            result = await session.call_tool("whoami", {})
+        block = result.content[0]
+        assert block.type == "text" and block.text == "alice mcp:read"
+        assert s.provider.grants == ["authorization_code"]
