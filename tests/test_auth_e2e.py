@@ -223,7 +223,6 @@ async def test_official_sdk_client_against_our_protected_server() -> None:
     from urllib.parse import parse_qs, urlsplit
 
     import httpx2
-    from pydantic import AnyUrl
     from mcp.client.auth import OAuthClientProvider
     from mcp.client.session import ClientSession
     from mcp.client.streamable_http import streamable_http_client
@@ -233,6 +232,7 @@ async def test_official_sdk_client_against_our_protected_server() -> None:
         OAuthClientMetadata,
         OAuthToken,
     )
+    from pydantic import AnyUrl
 
     class Memory:
         """The SDK's token storage, in memory."""
