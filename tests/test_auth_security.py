@@ -369,3 +369,27 @@ async def test_oversized_body_cannot_skip_method_scopes() -> None:
         plain = await http.post("/mcp", json=INIT, headers=headers)
     assert big.status_code == 413 and small.status_code == 403 and plain.status_code == 200
     assert calls == ["/mcp"]
+
+
+async def test_websocket_scopes_are_refused() -> None:
+    """Only HTTP (checked) and lifespan reach the wrapped app; a WebSocket is closed."""
+    reached: list[str] = []
+
+    async def inner(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        reached.append(scope["type"])
+
+    resource = ProtectedResource(resource="http://testserver/mcp", authorization_servers=())
+    verifier = JWTVerifier(issuer="https://as.example.com", audience="x", key="k")
+    app = ProtectedMcpApp(inner, resource, verifier)
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "websocket.connect"}
+
+    await app({"type": "websocket", "path": "/mcp", "headers": []}, receive, send)
+    await app({"type": "lifespan"}, receive, send)
+    assert sent == [{"type": "websocket.close", "code": 1008}]
+    assert reached == ["lifespan"]

@@ -108,8 +108,11 @@ class ProtectedMcpApp:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve metadata, refuse what is not authorized, pass the rest to the wrapped app."""
-        if scope["type"] != "http":
+        if scope["type"] == "lifespan":
             await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":  # a WebSocket would bypass the bearer check: refused
+            await send({"type": "websocket.close", "code": 1008})
             return
         path = scope["path"].rstrip("/")
         if scope["method"] == "GET" and path in (self.resource.metadata_path, PRM_WELL_KNOWN):
