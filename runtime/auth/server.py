@@ -176,6 +176,7 @@ class ProtectedMcpApp:
                     needed |= set(self.resource.scopes_for(item.method, item.params))
 
         async def replay() -> dict[str, Any]:
+            """The messages already read, then the rest."""
             return messages.pop(0) if messages else await receive()
 
         return replay, needed
@@ -195,6 +196,7 @@ class ProtectedMcpApp:
         """Call the wrapped app with the principal visible to what it starts."""
 
         async def remember(message: dict[str, Any]) -> None:
+            """Pass a message on; note the session id a response hands out."""
             if message["type"] == "http.response.start":
                 for name, value in message.get("headers", []):
                     if name.lower() == b"mcp-session-id":
@@ -246,6 +248,7 @@ def scopes_by_method(table: Mapping[str, Iterable[str]]) -> ScopesFor:
     """A ``scopes_for`` from a table of method name (or ``tools/call:<tool name>``) to scopes."""
 
     def scopes_for(method: str, params: Any) -> Iterable[str]:
+        """The scopes of the method, and of the tool for ``tools/call``."""
         found = set(table.get(method, ()))
         if method == "tools/call" and isinstance(params, dict):
             name = cast(dict[str, Any], params).get("name")
