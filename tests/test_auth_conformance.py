@@ -6,9 +6,9 @@ enterprise-managed extensions) runs ``tests/auth_fixture_client.py`` -- an MCP c
 authorization server, and every check the harness records must succeed (no FAILURE, no
 WARNING) and the client must exit as the scenario expects.
 
-Scenarios introduced by 2026-07-28 run with ``--spec-version 2025-11-25 --force``: the
-authorization behaviour they check is the same, but the harness's 2026-07-28 resource server
-speaks the stateless protocol, which the generated 2026-07-28 package has no client for yet.
+Scenarios run at the harness's default revision for them (2025-11-25 for most, 2026-07-28 for
+those it introduced), and those that also apply to 2026-07-28 run at 2026-07-28 again: there the
+fixture's MCP requests are stateless POSTs through the same ``OAuthClient``.
 """
 
 from __future__ import annotations
@@ -69,17 +69,24 @@ REFUSALS = {
     "metadata-issuer-mismatch",
 }
 """Scenarios where the client must refuse to go on or give up (so it exits with an error)."""
+ALSO_2026 = [
+    name for name in SCENARIOS if not name.startswith(("2025-03-26", "client-credentials"))
+]
+"""Scenarios that apply to 2025-11-25 and 2026-07-28 alike, run at both."""
+RUNS = SCENARIOS + ONLY_2026 + [f"{name}@2026-07-28" for name in ALSO_2026]
 PARALLEL = 3
 """Scenarios run at once (each is a Node harness and a Python client, mostly waiting)."""
 Outcome = tuple[subprocess.CompletedProcess[str], list[dict[str, Any]], str]
 
 
-def run_scenario(name: str, out: Path) -> Outcome:
-    """Run one client scenario; return the harness's process, its checks, the client's stderr."""
+def run_scenario(run: str, out: Path) -> Outcome:
+    """Run one client scenario (``name`` or ``name@revision``); return the harness's process,
+    its checks and the client's stderr."""
+    name, _, version = run.partition("@")
     command = [node_tool("conformance"), "client", "--command", f"{sys.executable} {FIXTURE}"]
     command += ["--scenario", f"auth/{name}", "-o", str(out), "--timeout", "60000"]
-    if name in ONLY_2026:
-        command += ["--spec-version", "2025-11-25", "--force"]
+    if version:
+        command += ["--spec-version", version]
     done = subprocess.run(
         command, env=node_env(), capture_output=True, text=True, timeout=180, check=False
     )
@@ -102,12 +109,12 @@ def outcomes(
     pool = ThreadPoolExecutor(PARALLEL)
     request.addfinalizer(pool.shutdown)
     return {
-        name: pool.submit(run_scenario, name, tmp_path_factory.mktemp(name))
+        name: pool.submit(run_scenario, name, tmp_path_factory.mktemp(name.replace("@", "-")))
         for name in dict.fromkeys(selected)
     }
 
 
-@pytest.mark.parametrize("name", SCENARIOS + ONLY_2026)
+@pytest.mark.parametrize("name", RUNS)
 def test_auth_scenario(name: str, outcomes: dict[str, Future[Outcome]]) -> None:
     """Every check of the scenario succeeds and the harness reports it passed."""
     done, checks, client_log = outcomes[name].result(timeout=300)
@@ -115,7 +122,7 @@ def test_auth_scenario(name: str, outcomes: dict[str, Future[Outcome]]) -> None:
     assert not bad, json.dumps(bad, indent=1) + done.stderr[-3000:]
     assert any(c["status"] == "SUCCESS" for c in checks)
     assert "OVERALL: PASSED" in done.stdout + done.stderr, done.stderr[-3000:]
-    if name in REFUSALS:
+    if name.partition("@")[0] in REFUSALS:
         assert "auth fixture client failed" in client_log, client_log
     else:
         assert "auth fixture client failed" not in client_log, client_log
