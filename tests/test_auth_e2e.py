@@ -200,22 +200,39 @@ async def test_step_up_on_insufficient_scope() -> None:
         assert browser.scopes() == ["mcp:read", "mcp:read mcp:write"]
 
 
-async def test_step_up_gives_up_after_the_limit() -> None:
-    """When no token ever has the scope, the request fails after ``max_step_up`` tries."""
+async def test_step_up_gives_up_and_remembers() -> None:
+    """When a re-authorization for the challenged scopes does not get them, the request fails,
+    and later requests with the same challenge do not send the user to authorize again."""
     async with running() as s:
-        s.provider.authorize_scopes.clear()
         browser = Browser()
-        oauth = OAuthClient(redirect_handler=browser, max_step_up=1)
+        oauth = OAuthClient(redirect_handler=browser)
         client = Client(name="e2e", version="1")
         await connect_http(client, s.mcp_url, auth=oauth)
         try:
             oauth.scope = "mcp:read"  # pinned, and no step-up union: every token lacks mcp:write
-            # HTTP 403 fails the request (its body is an OAuth error, not JSON-RPC).
+            for _ in range(2):
+                # HTTP 403 fails the request (its body is an OAuth error, not JSON-RPC).
+                with pytest.raises((MCPError, RemoteProtocolError)):
+                    await client.call_tool(name="write", arguments={})
+            assert await whoami(client) == "alice mcp:read"  # the connection goes on
+        finally:
+            await client.close()
+        assert len(browser.visited) == 2  # the first authorization and one step-up, no more
+
+
+async def test_step_up_limit_per_request() -> None:
+    """``max_step_up`` bounds the re-authorizations of one request."""
+    async with running() as s:
+        browser = Browser()
+        oauth = OAuthClient(redirect_handler=browser, max_step_up=0)
+        client = Client(name="e2e", version="1")
+        await connect_http(client, s.mcp_url, auth=oauth)
+        try:
             with pytest.raises((MCPError, RemoteProtocolError)):
                 await client.call_tool(name="write", arguments={})
         finally:
             await client.close()
-        assert len(browser.visited) == 2  # the first authorization and one step-up
+        assert len(browser.visited) == 1
 
 
 async def test_official_sdk_client_against_our_protected_server() -> None:

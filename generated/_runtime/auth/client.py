@@ -10,7 +10,8 @@ every HTTP request then goes through ``OAuthClient.send``:
   registration, in that order), then the authorization code grant with PKCE S256 and the
   ``resource`` parameter (or the ``client_credentials`` grant), and the request is retried once;
 - a 403 ``insufficient_scope`` re-authorizes with the union of the scopes held and challenged,
-  at most ``max_step_up`` times per request;
+  at most ``max_step_up`` times per request, and never again for a challenged set of scopes a
+  re-authorization for exactly that set did not get granted;
 - an expired token is refreshed first when a refresh token is kept.
 
 The application supplies ``redirect_handler``: it sends the user to the authorization URL
@@ -105,6 +106,8 @@ class OAuthClient:
         self.discovery: Discovery | None = None
         """What the last discovery found."""
         self._lock = asyncio.Lock()
+        self._futile: set[frozenset[str]] = set()
+        """Challenged scope sets a step-up did not get granted: not asked for again."""
 
     # -- the transport hook --------------------------------------------------------------
 
@@ -122,7 +125,7 @@ class OAuthClient:
         if self.server_url is None:
             self.server_url = url
         oauth = OAuthHttp(http, headers.get("MCP-Protocol-Version"))
-        authorized, step_ups = False, 0
+        authorized, step_ups, stepped_for = False, 0, frozenset[str]()
         while True:
             token = await self._token_for(oauth, url)
             sent = dict(headers)
@@ -145,11 +148,18 @@ class OAuthClient:
                 await self._authorize(oauth, url, challenge, token, step_up=False)
                 authorized = True
                 continue
-            if challenge.error != "insufficient_scope" or step_ups >= self.max_step_up:
+            asked = frozenset((challenge.scope or "").split())
+            if step_ups and asked == stepped_for:
+                self._futile.add(asked)  # re-authorized for exactly these: not granted
+            if (
+                challenge.error != "insufficient_scope"
+                or step_ups >= self.max_step_up
+                or asked in self._futile
+            ):
                 return response  # the request fails with HTTP 403; the connection stays
             response.close()
             await self._authorize(oauth, url, challenge, token, step_up=True)
-            step_ups += 1
+            step_ups, stepped_for = step_ups + 1, asked
 
     def _check_redirect(
         self, response: aiohttp.ClientResponse, url: str, token: StoredToken | None
