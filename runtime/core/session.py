@@ -37,7 +37,7 @@ from .events import (
     RequestId,
     Response,
 )
-from .lifecycle import Lifecycle, Phase, Sender, kind_of
+from .lifecycle import Lifecycle, Phase, Sender
 from .methods import MethodSpec
 from .reader import (
     MIXED,
@@ -221,20 +221,13 @@ class Session:
 
     def _admit_sent(self, method: str, request: bool) -> None:
         """Refuse what our phase does not admit from us; record what it does."""
-        kind = kind_of(method, request)
-        lifecycle = self.lifecycle
-        if not lifecycle.admits(kind, self.role):
-            raise LocalProtocolError(lifecycle.refusal(method, kind, self.role))
-        lifecycle.process(kind, self.role)
+        refused = self.lifecycle.admit(method, request, self.role)
+        if refused is not None:
+            raise LocalProtocolError(refused)
 
     def _admit_received(self, method: str, request: bool) -> str | None:
         """Return why the peer's message is refused in our phase, or record it and None."""
-        kind = kind_of(method, request)
-        lifecycle = self.lifecycle
-        if not lifecycle.admits(kind, self._peer):
-            return lifecycle.refusal(method, kind, self._peer)
-        lifecycle.process(kind, self._peer)
-        return None
+        return self.lifecycle.admit(method, request, self._peer)
 
     # -- state ---------------------------------------------------------------------------
 
