@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
@@ -21,6 +21,9 @@ from ..core.lifecycle import gate
 from ..core.methods import MethodSpec
 from . import dispatch
 from .peer import Peer, ProgressCallback
+
+if TYPE_CHECKING:
+    from ..auth.principal import AccessToken
 
 P = TypeVar("P")
 R = TypeVar("R")
@@ -97,6 +100,14 @@ class RequestContext:
     def protocol_version(self) -> str:
         """The negotiated protocol version."""
         return self.connection.protocol_version
+
+    @property
+    def principal(self) -> AccessToken | None:
+        """Who is calling: the verified bearer token behind ``_runtime.auth.ProtectedMcpApp``
+        (None without authorization). Loads nothing of the ``auth`` extra."""
+        from ..auth.principal import current_principal
+
+        return current_principal()
 
     async def progress(
         self, progress: float, total: float | None = None, message: str | None = None

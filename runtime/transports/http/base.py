@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine, Mapping
-from typing import Any, Final
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from typing import Any, Final, Protocol
 
 import aiohttp
 import msgspec
@@ -35,6 +35,25 @@ NETWORK_ERRORS: Final = (aiohttp.ClientError, asyncio.TimeoutError)
 """What aiohttp raises when the network, the server or a timeout fails a request or a body."""
 
 
+class HttpAuth(Protocol):
+    """What the transport needs of an authorization hook (``_runtime.auth.OAuthClient``)."""
+
+    async def send(
+        self,
+        http: aiohttp.ClientSession,
+        raw_send: Callable[
+            [str, str, Mapping[str, str], bytes | None, bool], Awaitable[aiohttp.ClientResponse]
+        ],
+        method: str,
+        url: str,
+        headers: Mapping[str, str],
+        body: bytes | None,
+        stream: bool,
+    ) -> aiohttp.ClientResponse:
+        """Send one request through ``raw_send`` with authorization; return the response."""
+        ...
+
+
 def media_type(response: aiohttp.ClientResponse) -> str:
     """The response's media type, lower case, without parameters ("" if none)."""
     value: str = response.headers.get("content-type", "")
@@ -52,8 +71,11 @@ class HTTPTransportBase:
         auth_token: str | None = None,
         http_client: aiohttp.ClientSession | None = None,
         timeout: float = DEFAULT_TIMEOUT_S,
+        auth: HttpAuth | None = None,
     ) -> None:
         self.url = url
+        self.auth = auth
+        """OAuth (``_runtime.auth.OAuthClient``): every request goes through its ``send``."""
         self.timeout = timeout
         self.headers: dict[str, str] = dict(headers or {})
         """Sent on every HTTP request (with ``Authorization: Bearer`` when a token is given)."""
@@ -154,7 +176,23 @@ class HTTPTransportBase:
 
         ``stream``: the body may take forever (an SSE stream, a slow JSON answer), so no
         read timeout. Redirects are not followed. Network failures raise ``ConnectionClosed``.
+        With ``auth``, the request goes through it (it adds the token, authorizes on 401).
         """
+        if self.auth is not None:
+            return await self.auth.send(
+                self._client(), self._request, method, url, headers, content, stream
+            )
+        return await self._request(method, url, headers, content, stream)
+
+    async def _request(
+        self,
+        method: str,
+        url: str,
+        headers: Mapping[str, str],
+        content: bytes | None,
+        stream: bool,
+    ) -> aiohttp.ClientResponse:
+        """``_send`` without authorization."""
         limit = self.timeout
         timeout = aiohttp.ClientTimeout(
             total=None, connect=limit, sock_connect=limit, sock_read=None if stream else limit

@@ -39,6 +39,7 @@ from .base import (
     DEFAULT_TIMEOUT_S,
     EVENT_STREAM,
     JSON,
+    HttpAuth,
     HTTPTransportBase,
     media_type,
     read_body,
@@ -80,9 +81,15 @@ class StreamableHTTPTransport(HTTPTransportBase):
         retry_delay: float = RETRY_DELAY_S,
         max_reconnects: int = MAX_RECONNECTS,
         legacy_fallback: bool = True,
+        auth: HttpAuth | None = None,
     ) -> None:
         super().__init__(
-            url, headers=headers, auth_token=auth_token, http_client=http_client, timeout=timeout
+            url,
+            headers=headers,
+            auth_token=auth_token,
+            http_client=http_client,
+            timeout=timeout,
+            auth=auth,
         )
         self.retry_delay = retry_delay
         self.max_reconnects = max_reconnects

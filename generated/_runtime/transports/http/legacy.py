@@ -40,7 +40,9 @@ class LegacySSETransport(HTTPTransportBase):
     @classmethod
     def taking_over(cls, parent: HTTPTransportBase) -> LegacySSETransport:
         """A legacy transport using ``parent``'s aiohttp session, headers and read queue."""
-        legacy = cls(parent.url, headers=parent.headers, http_client=parent._client())
+        legacy = cls(
+            parent.url, headers=parent.headers, http_client=parent._client(), auth=parent.auth
+        )
         legacy.timeout = parent.timeout
         legacy._inbox = parent._inbox
         return legacy

@@ -1,0 +1,259 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
+"""The resource server: an MCP HTTP app that only answers requests with a valid bearer token.
+
+``ProtectedMcpApp(app, resource, verifier)`` wraps any ASGI app (normally ``McpHttpApp``, of
+either era: sessions or stateless):
+
+- it serves the protected resource metadata (RFC 9728) at
+  ``/.well-known/oauth-protected-resource<path of the resource>`` (and at the root one);
+- a request without a valid token gets ``401`` with ``WWW-Authenticate: Bearer
+  resource_metadata="...", scope="..."`` (and ``error="invalid_token"`` when a token was sent);
+- a token without the scopes the request needs (``required_scopes``, plus ``scopes_for`` of
+  the JSON-RPC method) gets ``403`` with ``error="insufficient_scope"`` and the scopes needed;
+- a token is accepted only if the verifier found this resource in its audience;
+- the principal is available to handlers (``current_principal()``) and a session stays bound
+  to the subject that opened it.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, cast
+from urllib.parse import urlsplit
+
+import msgspec
+
+from .metadata import (
+    PRM_WELL_KNOWN,
+    ProtectedResourceMetadata,
+    canonical_resource,
+    format_challenge,
+    origin,
+)
+from .principal import CURRENT, AccessToken, PrincipalBox
+from .verifiers import InvalidToken, TokenVerifier
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+ScopesFor = Callable[[str, Any], Iterable[str]]
+"""The scopes a JSON-RPC method needs, given its name and params (decoded JSON, or None)."""
+MAX_BODY: Final = 4 * 1024 * 1024
+"""Largest POST body read to learn its JSON-RPC methods (larger ones get 413)."""
+
+
+class _Probe(msgspec.Struct):
+    method: Any = None
+    params: Any = None
+
+
+_PROBE: Final = msgspec.json.Decoder(_Probe | list[_Probe])
+
+
+@dataclass(frozen=True)
+class ProtectedResource:
+    """What the MCP server says about itself as an OAuth protected resource."""
+
+    resource: str
+    """Its canonical URI (the MCP endpoint, ``https://mcp.example.com/mcp``)."""
+    authorization_servers: tuple[str, ...]
+    scopes_supported: tuple[str, ...] | None = None
+    required_scopes: tuple[str, ...] = ()
+    """Scopes every request needs."""
+    scopes_for: ScopesFor | None = None
+    """Further scopes per JSON-RPC method (for ``403 insufficient_scope`` step-up)."""
+    resource_name: str | None = None
+
+    @property
+    def metadata_path(self) -> str:
+        """The path of the metadata document (RFC 9728 section 3.1)."""
+        return PRM_WELL_KNOWN + urlsplit(self.resource).path.rstrip("/")
+
+    @property
+    def metadata_url(self) -> str:
+        """The URL of the metadata document, named in every challenge."""
+        return origin(self.resource) + self.metadata_path
+
+    def metadata(self) -> bytes:
+        """The metadata document."""
+        doc = ProtectedResourceMetadata(
+            resource=self.resource,
+            authorization_servers=list(self.authorization_servers),
+            scopes_supported=list(self.scopes_supported) if self.scopes_supported else None,
+            bearer_methods_supported=["header"],
+            resource_name=self.resource_name,
+        )
+        return msgspec.json.encode(doc)
+
+
+class ProtectedMcpApp:
+    """An ASGI app that lets through only requests with a valid, sufficient bearer token."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        resource: ProtectedResource,
+        verifier: TokenVerifier,
+        *,
+        max_body: int = MAX_BODY,
+    ) -> None:
+        self.app = app
+        self.max_body = max_body
+        self.resource = resource
+        self.verifier = verifier
+        self._audience = canonical_resource(resource.resource)
+        self._boxes: weakref.WeakValueDictionary[str, PrincipalBox] = weakref.WeakValueDictionary()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve metadata, refuse what is not authorized, pass the rest to the wrapped app."""
+        if scope["type"] == "lifespan":
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":  # a WebSocket would bypass the bearer check: refused
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        path = scope["path"].rstrip("/")
+        if scope["method"] == "GET" and path in (self.resource.metadata_path, PRM_WELL_KNOWN):
+            await _answer(send, 200, self.resource.metadata(), [])
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        scheme, _, token = headers.get("authorization", "").partition(" ")
+        needed = set(self.resource.required_scopes)
+        if scheme.lower() != "bearer" or not token.strip():
+            await self._refuse(send, 401, needed, None, "a bearer token is required")
+            return
+        try:
+            principal = await self.verifier.verify(token.strip())
+        except InvalidToken as exc:
+            await self._refuse(send, 401, needed, "invalid_token", str(exc))
+            return
+        if self._audience not in {canonical_resource(a) for a in principal.audience}:
+            reason = "the token was not issued for this resource (audience)"
+            await self._refuse(send, 401, needed, "invalid_token", reason)
+            return
+        read = await self._method_scopes(scope, receive, needed)
+        if read is None:
+            await _answer(send, 413, _error("invalid_request", "the body is too large"), [])
+            return
+        receive, needed = read
+        if not needed <= principal.scopes:
+            reason = f"this request needs the scopes {' '.join(sorted(needed))}"
+            await self._refuse(send, 403, needed, "insufficient_scope", reason)
+            return
+        box = self._box(headers.get("mcp-session-id"), principal)
+        if box is None:
+            await _answer(send, 403, _error("forbidden", "the session belongs to someone else"), [])
+            return
+        await self._forward(scope, receive, send, box)
+
+    async def _method_scopes(
+        self, scope: Scope, receive: Receive, needed: set[str]
+    ) -> tuple[Receive, set[str]] | None:
+        """Read a POST's body (bounded) to add the scopes its methods need; replay it after.
+        None: the body is larger than ``max_body`` (its methods cannot be known)."""
+        if self.resource.scopes_for is None or scope["method"] != "POST":
+            return receive, needed
+        messages: list[dict[str, Any]] = []
+        size, more = 0, True
+        while more:
+            message = await receive()
+            messages.append(message)
+            size += len(message.get("body", b""))
+            more = message.get("type") == "http.request" and message.get("more_body", False)
+            if size > self.max_body:
+                return None
+        if messages:
+            body = b"".join(m.get("body", b"") for m in messages)
+            probed: _Probe | list[_Probe]
+            try:
+                probed = _PROBE.decode(body)
+            except msgspec.DecodeError:
+                probed = []
+            for item in probed if isinstance(probed, list) else [probed]:
+                if isinstance(item.method, str):
+                    needed |= set(self.resource.scopes_for(item.method, item.params))
+
+        async def replay() -> dict[str, Any]:
+            """The messages already read, then the rest."""
+            return messages.pop(0) if messages else await receive()
+
+        return replay, needed
+
+    def _box(self, session_id: str | None, principal: AccessToken) -> PrincipalBox | None:
+        """The session's principal box, updated; None if the session is someone else's."""
+        box = self._boxes.get(session_id) if session_id else None
+        if box is None:
+            return PrincipalBox(principal)
+        held = box.principal
+        if held is not None and held.subject != principal.subject:
+            return None
+        box.principal = principal
+        return box
+
+    async def _forward(self, scope: Scope, receive: Receive, send: Send, box: PrincipalBox) -> None:
+        """Call the wrapped app with the principal visible to what it starts."""
+
+        async def remember(message: dict[str, Any]) -> None:
+            """Pass a message on; note the session id a response hands out."""
+            if message["type"] == "http.response.start":
+                for name, value in message.get("headers", []):
+                    if name.lower() == b"mcp-session-id":
+                        self._boxes[value.decode("latin-1")] = box
+            await send(message)
+
+        token = CURRENT.set(box)
+        try:
+            await self.app(scope, receive, remember)
+        finally:
+            CURRENT.reset(token)
+
+    async def _refuse(
+        self, send: Send, status: int, scopes: set[str], error: str | None, reason: str
+    ) -> None:
+        """401 or 403 with the ``WWW-Authenticate`` challenge and an OAuth error body."""
+        params: dict[str, str] = {}
+        if error is not None:
+            params["error"] = error
+        if scopes:
+            params["scope"] = " ".join(sorted(scopes))
+        params["resource_metadata"] = self.resource.metadata_url
+        params["error_description"] = reason
+        header = [(b"www-authenticate", format_challenge(params).encode("latin-1", "replace"))]
+        await _answer(send, status, _error(error or "invalid_request", reason), header)
+
+
+def _error(code: str, description: str) -> bytes:
+    return msgspec.json.encode({"error": code, "error_description": description})
+
+
+async def _answer(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"cache-control", b"no-store"),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def scopes_by_method(table: Mapping[str, Iterable[str]]) -> ScopesFor:
+    """A ``scopes_for`` from a table of method name (or ``tools/call:<tool name>``) to scopes."""
+
+    def scopes_for(method: str, params: Any) -> Iterable[str]:
+        """The scopes of the method, and of the tool for ``tools/call``."""
+        found = set(table.get(method, ()))
+        if method == "tools/call" and isinstance(params, dict):
+            name = cast(dict[str, Any], params).get("name")
+            found |= set(table.get(f"tools/call:{name}", ()))
+        return found
+
+    return scopes_for

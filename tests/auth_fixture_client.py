@@ -1,0 +1,139 @@
+"""An MCP client with OAuth, on the public API, for the conformance harness's auth scenarios.
+
+The harness runs ``python tests/auth_fixture_client.py URL`` with ``MCP_CONFORMANCE_SCENARIO``,
+``MCP_CONFORMANCE_PROTOCOL_VERSION`` and (for some scenarios) ``MCP_CONFORMANCE_CONTEXT`` set.
+The client connects with an ``OAuthClient`` whose redirect handler plays a user who approves at
+once (it reads the authorization endpoint's redirect without following it), lists the tools and
+calls one (for 2026-07-28: two stateless POSTs through the same ``OAuthClient``). Exit status 0
+only if all of that worked; the reason of a failure goes to stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from generated import v2025_03_26, v2025_06_18, v2025_11_25
+from generated._runtime.auth import ClientInfo, OAuthClient
+from generated._runtime.transports.http.client import connect_http
+
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+MODERN = "2026-07-28"
+CLIENTS: dict[str, Any] = {
+    "2025-03-26": v2025_03_26.Client,
+    "2025-06-18": v2025_06_18.Client,
+    "2025-11-25": v2025_11_25.Client,
+}
+
+
+async def approve(authorization_url: str) -> str:
+    """A user who approves at once: where the authorization endpoint redirects the browser."""
+    async with (
+        aiohttp.ClientSession() as http,
+        http.get(authorization_url, allow_redirects=False) as response,
+    ):
+        location = response.headers.get("Location")
+        if response.status not in (301, 302, 303, 307, 308) or location is None:
+            raise RuntimeError(f"the authorization endpoint answered HTTP {response.status}")
+        return location
+
+
+def oauth_from_context(context: dict[str, Any]) -> OAuthClient:
+    """The ``OAuthClient`` a scenario's context calls for."""
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    credentials: list[ClientInfo] = []
+    if "client_id" in context:
+        method = "private_key_jwt" if "private_key_pem" in context else None
+        credentials.append(
+            ClientInfo(
+                client_id=context["client_id"],
+                client_secret=context.get("client_secret"),
+                token_endpoint_auth_method=method,
+                issuer=context.get("issuer"),
+            )
+        )
+    machine = scenario.startswith("auth/client-credentials")
+    return OAuthClient(
+        redirect_handler=None if machine else approve,
+        client_name="mcpgen conformance client",
+        client_metadata_url=CLIENT_METADATA_URL,
+        credentials=credentials,
+        grant="client_credentials" if machine else "authorization_code",
+        private_key=context.get("private_key_pem"),
+        signing_algorithm=context.get("signing_algorithm", "RS256"),
+    )
+
+
+async def stateless(url: str, oauth: OAuthClient) -> None:
+    """2026-07-28: list the tools and call the first, each a POST through ``OAuthClient.send``.
+
+    The generated package's 2026-07-28 HTTP client does not take ``auth=`` yet, so the two
+    stateless requests are written here; everything about authorization is the real client.
+    """
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    async with aiohttp.ClientSession() as http:
+
+        async def raw(
+            method: str, to: str, headers: Mapping[str, str], body: bytes | None, stream: bool
+        ) -> aiohttp.ClientResponse:
+            return await http.request(method, to, headers=headers, data=body, allow_redirects=False)
+
+        tool = None
+        for rid, method in enumerate(["tools/list", "tools/call"], 1):
+            params: dict[str, Any] = {"_meta": meta}
+            headers = {
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": MODERN,
+                "Mcp-Method": method,
+            }
+            if method == "tools/call":
+                params.update(name=tool, arguments={})
+                headers["Mcp-Name"] = str(tool)
+            frame = {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
+            response = await oauth.send(
+                http, raw, "POST", url, headers, json.dumps(frame).encode(), False
+            )
+            async with response:
+                answer = await response.json(content_type=None)
+            if response.status != 200 or "result" not in answer:
+                raise RuntimeError(f"{method}: HTTP {response.status} {answer}")
+            if method == "tools/list":
+                tool = answer["result"]["tools"][0]["name"]
+
+
+async def main(url: str) -> None:
+    """Connect with OAuth, list the tools, call the first one."""
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "2025-11-25")
+    if version == MODERN:
+        await stateless(url, oauth_from_context(context))
+        return
+    client = CLIENTS.get(version, v2025_11_25.Client)(name="mcpgen-auth-fixture", version="1.0")
+    await connect_http(client, url, auth=oauth_from_context(context), legacy_fallback=False)
+    try:
+        tools = await client.list_tools()
+        if tools.tools:
+            await client.call_tool(name=tools.tools[0].name, arguments={})
+    finally:
+        await client.close()
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main(sys.argv[1]))
+    except Exception as exc:
+        print(f"auth fixture client failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        sys.exit(1)
