@@ -14,14 +14,18 @@ import contextlib
 from collections.abc import Coroutine, Mapping
 from typing import Any, Final
 
-import aiohttp
 import msgspec
 
-from .errors import INTERNAL_ERROR
+from .errors import INTERNAL_ERROR, MissingDependency
 from .events import RequestId
 from .sse import SSEParser
 from .transport import ConnectionClosed
 from .wire import ENCODER, ENVELOPE_DECODER, FRAME_DECODER, Envelope, is_id
+
+try:
+    import aiohttp
+except ImportError:
+    raise MissingDependency("aiohttp", "http", "the MCP HTTP client") from None
 
 DEFAULT_TIMEOUT_S: Final = 30.0
 """Bound on connecting, and on each wait for the answer or body of a request not streamed."""

@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import msgspec
 
+from .errors import MissingDependency
 from .http_session import EventStore, HttpSession, MemoryEventStore, Stream
 from .server import ServerBase
 
@@ -454,8 +455,7 @@ async def serve_http(
     options: HttpOptions | None = None,
 ) -> None:
     """Serve MCP over HTTP with uvicorn until cancelled (binds to 127.0.0.1 by default)."""
-    # Imported by name: uvicorn is needed only by those who serve with it.
-    uvicorn: Any = importlib.import_module("uvicorn")
+    uvicorn = _uvicorn()
     app = McpHttpApp(servers, options)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     await uvicorn.Server(config).serve()
@@ -468,6 +468,17 @@ def run_http(
     options: HttpOptions | None = None,
 ) -> None:
     """Serve MCP over HTTP with uvicorn until interrupted (blocking; uvloop when installed)."""
-    uvicorn: Any = importlib.import_module("uvicorn")
+    try:
+        uvicorn = _uvicorn()
+    except MissingDependency as exc:  # this runner owns the process: one line, not a traceback
+        raise SystemExit(f"error: {exc}") from None
     app = McpHttpApp(servers, options)
     uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on", loop="auto")
+
+
+def _uvicorn() -> Any:
+    """Import uvicorn, needed only by those who serve with it (imported by name: no stubs)."""
+    try:
+        return importlib.import_module("uvicorn")
+    except ImportError:
+        raise MissingDependency("uvicorn", "http", "serving MCP over HTTP") from None

@@ -16,6 +16,7 @@ from black.parsing import InvalidInput
 
 from ..errors import GenerationError
 from ..parser.ir import RevisionIR
+from ..pins import requirement_files
 
 # Fixed formatter settings: output never depends on the caller's project configuration.
 BLACK_MODE = black.Mode(target_versions={TargetVersion.PY311}, line_length=100)
@@ -72,6 +73,8 @@ def render_package(pkg: PackageIR) -> dict[str, str]:
             files[f"{rev.module}/{name}"] = env.get_template(template).render(rev=rev)
     formatted = {path: _format(path, text) for path, text in files.items()}
     formatted.update(_runtime_files(pkg.generator_version))
+    formatted.update(requirement_files(pkg.generator_version))
+    formatted["py.typed"] = ""  # PEP 561: the package's annotations are for type checkers
     return dict(sorted(formatted.items()))
 
 

@@ -29,10 +29,9 @@ import contextlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-import aiohttp
 import msgspec
 
-from .errors import INTERNAL_ERROR, INVALID_REQUEST
+from .errors import INTERNAL_ERROR, INVALID_REQUEST, MissingDependency
 from .events import RequestId
 from .http_base import (
     DEFAULT_TIMEOUT_S,
@@ -48,6 +47,11 @@ from .http_legacy import LegacySSETransport
 from .sse import SSEParser
 from .transport import ConnectionClosed, RelatedId, SessionExpired
 from .wire import Envelope
+
+try:
+    import aiohttp
+except ImportError:
+    raise MissingDependency("aiohttp", "http", "the MCP HTTP client") from None
 
 if TYPE_CHECKING:
     from .client import ClientBase

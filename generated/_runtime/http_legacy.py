@@ -12,8 +12,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from urllib.parse import urljoin, urlsplit
 
-import aiohttp
-
+from .errors import MissingDependency
 from .http_base import (
     EVENT_STREAM,
     JSON,
@@ -26,6 +25,11 @@ from .http_base import (
 )
 from .sse import SSEParser
 from .transport import ConnectionClosed, RelatedId
+
+try:
+    import aiohttp
+except ImportError:
+    raise MissingDependency("aiohttp", "http", "the MCP HTTP client") from None
 
 
 class LegacySSETransport(HTTPTransportBase):
