@@ -138,7 +138,7 @@ def test_missing_aiohttp_names_the_http_extra() -> None:
     """Importing the HTTP client without aiohttp raises one ImportError naming the extra."""
     code = (
         "try:\n"
-        "    import generated._runtime.http_client\n"
+        "    import generated._runtime.transports.http.client\n"
         "except ImportError as exc:\n"
         "    print(type(exc).__name__, exc.name, exc, sep='|')\n"
     )
@@ -154,7 +154,7 @@ def test_missing_uvicorn_is_one_line_from_the_blocking_runner() -> None:
     """run_http without uvicorn exits with one line naming the extra, no traceback."""
     code = (
         "from generated.v2025_11_25 import Server\n"
-        "from generated._runtime.http_server import run_http\n"
+        "from generated._runtime.transports.http.server import run_http\n"
         "run_http(Server(), '127.0.0.1', 0)\n"
     )
     proc = _run_without("uvicorn", code)

@@ -20,9 +20,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import msgspec
 
-from .errors import MissingDependency
-from .http_session import EventStore, HttpSession, MemoryEventStore, Stream
-from .server import ServerBase
+from ...core.errors import MissingDependency
+from ...roles.server import ServerBase
+from .session import EventStore, HttpSession, MemoryEventStore, Stream
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]

@@ -16,11 +16,11 @@ from typing import Any, Final
 
 import msgspec
 
-from .errors import INTERNAL_ERROR, MissingDependency
-from .events import RequestId
+from ...core.errors import INTERNAL_ERROR, MissingDependency
+from ...core.events import RequestId
+from ...core.wire import ENCODER, ENVELOPE_DECODER, FRAME_DECODER, Envelope, is_id
+from ..base import ConnectionClosed
 from .sse import SSEParser
-from .transport import ConnectionClosed
-from .wire import ENCODER, ENVELOPE_DECODER, FRAME_DECODER, Envelope, is_id
 
 try:
     import aiohttp

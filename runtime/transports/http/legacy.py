@@ -11,8 +11,9 @@ import asyncio
 from collections.abc import AsyncIterator
 from urllib.parse import urljoin, urlsplit
 
-from .errors import MissingDependency
-from .http_base import (
+from ...core.errors import MissingDependency
+from ..base import ConnectionClosed, RelatedId
+from .base import (
     EVENT_STREAM,
     JSON,
     NETWORK_ERRORS,
@@ -23,7 +24,6 @@ from .http_base import (
     request_ids,
 )
 from .sse import SSEParser
-from .transport import ConnectionClosed, RelatedId
 
 try:
     import aiohttp
