@@ -13,8 +13,8 @@ import asyncio
 import contextlib
 import contextvars
 import inspect
+import logging
 import sys
-import traceback
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -36,6 +36,9 @@ from ..core.events import (
 from ..core.session import Session
 from ..core.wire import ENVELOPE_DECODER
 from ..transports.base import ConnectionClosed, SessionExpired, Transport
+
+logger = logging.getLogger(__name__)
+"""Where a failing handler or callback is reported (the peer keeps going)."""
 
 ProgressCallback = Callable[[Any], Awaitable[None] | None]
 """Called with each ``notifications/progress`` params for a request we sent."""
@@ -253,7 +256,7 @@ class Peer:
                 if inspect.isawaitable(outcome):
                     await outcome
             except Exception:  # a faulty notification handler must not stop the connection
-                traceback.print_exc(file=sys.stderr)
+                logger.exception("handler of notification %s failed", event.method)
         elif isinstance(event, Response):
             self._settle(event.id, result=event.result)
         elif isinstance(event, ErrorResponse):
@@ -291,7 +294,7 @@ class Peer:
             if inspect.isawaitable(outcome):
                 await outcome
         except Exception:
-            traceback.print_exc(file=sys.stderr)
+            logger.exception("progress callback of request %s failed", event.request_id)
 
     async def _answer(self, request: Request) -> None:
         """Run the handler of one incoming request and send its result or error."""
@@ -306,13 +309,13 @@ class Peer:
         except RemoteProtocolError as exc:
             self.session.send_error(request.id, exc.code, exc.message, exc.data)
         except Exception as exc:
-            traceback.print_exc(file=sys.stderr)
+            logger.exception("handler of %s (request %s) failed", request.method, request.id)
             self.session.send_error(request.id, INTERNAL_ERROR, f"Internal error: {exc}")
         else:
             try:
                 self.session.send_response(request.id, result)
             except LocalProtocolError as exc:
-                traceback.print_exc(file=sys.stderr)
+                logger.exception("cannot send the answer to %s %s", request.method, request.id)
                 self.session.send_error(request.id, INTERNAL_ERROR, f"Internal error: {exc}")
         finally:
             self._handlers.pop(request.id, None)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,9 @@ import msgspec
 from ...core.errors import MissingDependency
 from ...roles.server import ServerBase
 from .session import EventStore, HttpSession, MemoryEventStore, Stream
+
+logger = logging.getLogger(__name__)
+"""The HTTP app's log: where the runner listens."""
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -474,7 +478,13 @@ def run_http(
     except MissingDependency as exc:  # this runner owns the process: one line, not a traceback
         raise SystemExit(f"error: {exc}") from None
     app = McpHttpApp(servers, options)
-    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on", loop="auto")
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", lifespan="on", loop="auto"
+    )
+    sock = config.bind_socket()
+    _announce(sock.getsockname(), app.options.path)
+    with contextlib.suppress(KeyboardInterrupt):
+        uvicorn.Server(config).run(sockets=[sock])
 
 
 def _uvicorn() -> Any:
@@ -483,3 +493,12 @@ def _uvicorn() -> Any:
         return importlib.import_module("uvicorn")
     except ImportError:
         raise MissingDependency("uvicorn", "http", "serving MCP over HTTP") from None
+
+
+def _announce(address: Any, path: str) -> None:
+    """Say where the blocking runner listens, through logging (set up if the process has none)."""
+    if not logging.getLogger().handlers:  # like uvicorn.run: the runner owns the process
+        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    host, port = address[0], address[1]
+    shown = f"[{host}]" if ":" in host else host
+    logger.info("serving MCP over HTTP at http://%s:%d%s (Ctrl+C to stop)", shown, port, path)
