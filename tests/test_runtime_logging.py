@@ -16,6 +16,7 @@ from generated.v2025_06_18 import types as t
 from tests.runtime_support import STEP_S, connected
 
 from .conftest import ROOT
+from .test_demo import INITIALIZE
 
 
 class Broken(Server):
@@ -64,20 +65,10 @@ async def test_http_runner_says_where_it_listens() -> None:
         )
         assert found, line
         assert int(found.group(2)) > 0
-        init = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        }
         async with httpx.AsyncClient() as http:
             reply = await http.post(
                 found.group(1),
-                json=init,
+                json=INITIALIZE,
                 headers={"Accept": "application/json, text/event-stream"},
             )
         assert reply.status_code == 200, reply.text
