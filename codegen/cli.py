@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -38,7 +39,8 @@ def _epilog() -> str:
         "Examples:\n"
         "  mcpgen --revision 2025-11-25 -o pkg/     write package pkg/\n"
         "  mcpgen -o pkg/                           regenerate the revisions pkg/ holds\n"
-        "  mcpgen --check -o pkg/                   is pkg/ what mcpgen would write?"
+        "  mcpgen --check -o pkg/                   is pkg/ what mcpgen would write?\n"
+        "  mcpgen tools --server 'python srv.py' -o mytools/   typed bindings of a server's tools"
     )
 
 
@@ -85,6 +87,22 @@ def _guard_dropped(selected: list[str], existing: list[str] | None, out: Path) -
         )
 
 
+def _output_option(text: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """The ``-o/--output`` option of both commands."""
+    return click.option(
+        "-o", "--output", "out", type=click.Path(path_type=Path, file_okay=True), help=text
+    )
+
+
+def _package_folder(out: Path | None) -> Path:
+    """The output folder, given and named as a package can be."""
+    if out is None:
+        raise GenerationError("give the output package folder with -o/--output")
+    if not out.name.isidentifier():
+        raise GenerationError(f"output folder name {out.name!r} is not a valid Python package name")
+    return out
+
+
 @click.group(
     invoke_without_command=True,
     subcommand_metavar="[COMMAND [ARGS]...]",
@@ -106,13 +124,7 @@ def _guard_dropped(selected: list[str], existing: list[str] | None, out: Path) -
     type=click.Path(path_type=Path, dir_okay=False),
     help="Generate from this schema file, not the pinned one (one --revision names it).",
 )
-@click.option(
-    "-o",
-    "--output",
-    "out",
-    type=click.Path(path_type=Path, file_okay=True),
-    help="Output package folder (required); the package is named after it.",
-)
+@_output_option("Output package folder (required); the package is named after it.")
 @click.option(
     "--check",
     is_flag=True,
@@ -141,12 +153,7 @@ def cli(
             _fail(f"options of the main command cannot precede '{ctx.invoked_subcommand}'")
         return
     try:
-        if out is None:
-            raise GenerationError("give the output package folder with -o/--output")
-        if not out.name.isidentifier():
-            raise GenerationError(
-                f"output folder name {out.name!r} is not a valid Python package name"
-            )
+        out = _package_folder(out)
         existing = existing_revisions(out)
         selected = _selected(revisions, schema_file, existing, out)
         if not check and not prune:
@@ -179,6 +186,43 @@ def _fail(message: str) -> None:
     """Print one ``mcpgen: error:`` line and exit 2."""
     click.echo(f"mcpgen: error: {message}", err=True)
     sys.exit(EXIT_USAGE)
+
+
+@cli.command("tools")
+@click.option(
+    "--server",
+    metavar="CMD|URL",
+    help="Ask this server for its tools: a command line (spoken to over stdio) or a "
+    "Streamable HTTP URL.",
+)
+@click.option(
+    "--from",
+    "from_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Read the tools from a saved tools/list result (JSON) instead.",
+)
+@_output_option(
+    "Output package folder (required); the package is named after it. Without --server or "
+    "--from, its tools.json is read again (regenerate)."
+)
+def tools_command(server: str | None, from_file: Path | None, out: Path | None) -> None:
+    """Generate typed bindings of a server's tools: msgspec Structs for each tool's input and
+    output schema, and one typed async function per tool that calls it through a client."""
+    from .tools.build import render_tools_package
+    from .tools.fetch import fetch, load_file
+
+    try:
+        out = _package_folder(out)
+        if server is not None and from_file is not None:
+            raise GenerationError("give either --server or --from, not both")
+        if server is not None:
+            tools = fetch(server)
+        else:
+            tools = load_file(from_file if from_file is not None else out / "tools.json")
+        write_package(out, render_tools_package(tools))
+    except GenerationError as exc:
+        _fail(str(exc))
+    click.echo(f"mcpgen: wrote {out} ({len(tools)} tools)", err=True)
 
 
 def main() -> None:
