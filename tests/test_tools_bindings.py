@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from .conftest import ROOT
+from .process_support import serving
 from .test_cli import assert_one_line_error, run_cli
 
 PEERS = ROOT / "tests" / "tools_peers"
@@ -79,28 +78,9 @@ def test_demo_server_tools_over_stdio(tmp_path: Path) -> None:
 @pytest.fixture
 def sdk_url() -> Iterator[str]:
     """An official-SDK (``MCPServer``) server over Streamable HTTP, in its own process."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, str(PEERS / "sdk_tools_server.py"), str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert proc.poll() is None, "the SDK server exited"
-                assert time.monotonic() < deadline, "the SDK server did not start"
-                time.sleep(0.1)
+    server = PEERS / "sdk_tools_server.py"
+    with serving(lambda port: [sys.executable, str(server), str(port)]) as port:
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def test_sdk_server_tools_over_http(sdk_url: str, tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 from collections.abc import Coroutine, Mapping
 from typing import Any, Final
+from urllib.parse import urljoin, urlsplit
 
 import msgspec
 
@@ -27,6 +28,8 @@ try:
 except ImportError:
     raise MissingDependency("aiohttp", "http", "the MCP HTTP client") from None
 
+MAX_REDIRECTS: Final = 3
+"""Same-origin 307/308 redirects followed for one request."""
 DEFAULT_TIMEOUT_S: Final = 30.0
 """Bound on connecting, and on each wait for the answer or body of a request not streamed."""
 JSON: Final = "application/json"
@@ -198,16 +201,32 @@ class HTTPTransportBase:
         """Send one HTTP request and return once the headers are in (the body is not read).
 
         ``stream``: the body may take forever (an SSE stream, a slow JSON answer), so no
-        read timeout. Redirects are not followed. Network failures raise ``ConnectionClosed``.
+        read timeout. Only 307/308 redirects on the same origin are followed (they keep the
+        method and body: a mounted app's trailing slash). Network failures raise
+        ``ConnectionClosed``.
         """
         limit = self.timeout
         timeout = aiohttp.ClientTimeout(
             total=None, connect=limit, sock_connect=limit, sock_read=None if stream else limit
         )
         try:
-            return await self._client().request(
-                method, url, headers=headers, data=content, timeout=timeout, allow_redirects=False
-            )
+            for _ in range(MAX_REDIRECTS + 1):
+                response = await self._client().request(
+                    method,
+                    url,
+                    headers=headers,
+                    data=content,
+                    timeout=timeout,
+                    allow_redirects=False,
+                )
+                moved = _same_origin_redirect(response, url)
+                if moved is None:
+                    return response
+                await settle(response)
+                if url == self.url:  # the endpoint moved (a mount's trailing slash): go there
+                    self.url = moved
+                url = moved
+            return response
         except NETWORK_ERRORS as exc:
             raise ConnectionClosed(f"HTTP {method} {url} failed: {exc!r}") from None
 
@@ -279,3 +298,14 @@ async def settle(response: aiohttp.ClientResponse) -> None:
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(END_GRACE_S):
             await response.content.wait_eof()
+
+
+def _same_origin_redirect(response: aiohttp.ClientResponse, url: str) -> str | None:
+    """Where a 307/308 answer on the same origin sends the request again, else None."""
+    location = response.headers.get("Location")
+    if response.status not in (307, 308) or location is None:
+        return None
+    target = urljoin(url, location)
+    old, new = urlsplit(url), urlsplit(target)
+    same = (old.scheme, old.netloc) == (new.scheme, new.netloc)
+    return target if same else None

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import importlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -28,9 +28,10 @@ from .session import EventStore, HttpSession, MemoryEventStore, Stream
 logger = logging.getLogger(__name__)
 """The HTTP app's log: where the runner listens."""
 
-Scope = dict[str, Any]
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
+# The ASGI callables, typed as Starlette's ``ASGIApp`` so the app mounts under mypy and pyright.
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 Authenticate = Callable[[Mapping[str, str]], Awaitable[bool]]
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -170,7 +171,7 @@ class McpHttpApp:
     async def _route(
         self, scope: Scope, headers: dict[str, str], receive: Receive, send: Send
     ) -> None:
-        path, method, opts = scope["path"].rstrip("/") or "/", scope["method"], self.options
+        path, method, opts = _local_path(scope, self.options), scope["method"], self.options
         if path == opts.path.rstrip("/"):
             if method == "POST":
                 await self._post(headers, receive, send)
@@ -181,7 +182,7 @@ class McpHttpApp:
             else:
                 raise _Reject(405, f"Method {method} not allowed")
         elif opts.legacy_sse and path == opts.sse_path.rstrip("/") and method == "GET":
-            await self._legacy_stream(receive, send)
+            await self._legacy_stream(scope.get("root_path", "").rstrip("/"), receive, send)
         elif opts.legacy_sse and path == opts.messages_path.rstrip("/") and method == "POST":
             await self._legacy_post(scope, receive, send)
         else:
@@ -318,10 +319,10 @@ class McpHttpApp:
 
     # -- legacy HTTP+SSE (2024-11-05) -------------------------------------------------------
 
-    async def _legacy_stream(self, receive: Receive, send: Send) -> None:
+    async def _legacy_stream(self, root: str, receive: Receive, send: Send) -> None:
         session = self._new_session(legacy=True)
         self._register(session)
-        endpoint = f"{self.options.messages_path}?session_id={session.id}"
+        endpoint = f"{root}{self.options.messages_path}?session_id={session.id}"
         try:
             await _stream_sse(session.standalone, receive, send, [], endpoint=endpoint)
         finally:
@@ -501,3 +502,15 @@ def _announce(address: Any, path: str) -> None:
     host, port = address[0], address[1]
     shown = f"[{host}]" if ":" in host else host
     logger.info("serving MCP over HTTP at http://%s:%d%s (Ctrl+C to stop)", shown, port, path)
+
+
+def _local_path(scope: Scope, options: HttpOptions) -> str:
+    """The request path relative to where the app is mounted (ASGI ``root_path``), without a
+    trailing slash; the mount point itself is the MCP endpoint (``mount("/mcp", app)``)."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "").rstrip("/")
+    if root and (path == root or path.startswith(root + "/")):
+        path = path[len(root) :]
+        if path in ("", "/"):
+            return options.path.rstrip("/") or "/"
+    return path.rstrip("/") or "/"
