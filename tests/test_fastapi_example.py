@@ -4,8 +4,6 @@ checks under mypy and pyright strict."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,8 +20,8 @@ from generated.v2025_11_25 import Client, Server
 from generated.v2025_11_25 import types as t
 
 from .conftest import ROOT
-from .node_tools import node_env, node_tool
 from .process_support import serving
+from .typecheck_support import strict_check
 
 EXAMPLE = ROOT / "examples" / "fastapi_app.py"
 
@@ -112,18 +110,4 @@ async def _status(app: McpHttpApp, path: str, root_path: str) -> int:
 @pytest.mark.parametrize("checker", ["mypy", "pyright"])
 def test_the_example_type_checks_strictly(checker: str, tmp_path: Path) -> None:
     """``app.mount("/mcp", McpHttpApp(...))`` is assignable to Starlette's ASGIApp."""
-    if checker == "mypy":
-        command = [sys.executable, "-m", "mypy", "--strict", str(EXAMPLE)]
-        env = None
-    else:
-        config = tmp_path / "pyrightconfig.json"
-        config.write_text(
-            json.dumps(
-                {"typeCheckingMode": "strict", "pythonVersion": "3.11", "extraPaths": [str(ROOT)]}
-            )
-        )
-        command = [node_tool("pyright"), "--pythonpath", sys.executable, "-p", str(config)]
-        command.append(str(EXAMPLE))
-        env = node_env()
-    proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env, check=False)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    strict_check(checker, EXAMPLE, tmp_path)

@@ -1,0 +1,443 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
+"""The decorator app: tools, resources, prompts and completions from plain typed functions, on
+top of a generated revision's low-level ``Server`` (which stays the exact API).
+
+A tool's parameters come from its signature (or one msgspec ``Struct`` parameter): its
+``inputSchema`` is ``msgspec.json.schema`` of them, arguments are decoded and validated by
+msgspec. Its return annotation gives ``outputSchema`` and ``structuredContent`` (a Struct,
+dataclass or TypedDict as is, any other value as ``{"result": value}``); a ``str`` gives text
+content only. An exception becomes an ``isError`` result carrying its message. A parameter
+annotated ``Context`` receives progress and logging. Everything crosses to the revision's types
+through its method table (wire dicts converted by msgspec), so one app serves any revision.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import inspect
+import re
+import typing
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol, TypeVar, is_typeddict, overload
+
+import msgspec
+
+from ..core.codec import convert
+from ..core.errors import INVALID_PARAMS
+from ..core.methods import MethodSpec
+from .peer import MCPError
+from .server import ServerBase, ServerContext
+
+F = TypeVar("F", bound=Callable[..., object])
+R = TypeVar("R")
+Json = dict[str, Any]
+_TEMPLATE_VAR = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+RESOURCE_NOT_FOUND = -32002
+"""The error code MCP gives a read of a resource that does not exist."""
+
+
+class Revision(Protocol):
+    """What the app needs of a generated revision package (``pkg.v2025_11_25``)."""
+
+    @property
+    def METHODS(self) -> Mapping[str, MethodSpec]:
+        """The revision's method table."""
+        ...
+
+    @property
+    def Server(self) -> type[ServerBase]:
+        """The revision's low-level server class."""
+        ...
+
+
+class Decorator(Protocol):
+    """What ``@app.tool(...)`` and friends return: registers a function, returns it unchanged."""
+
+    def __call__(self, fn: F, /) -> F:
+        """Register ``fn``."""
+        ...
+
+
+class Context:
+    """What a tool may ask for by declaring a parameter of this type: progress and logging."""
+
+    def __init__(self, inner: ServerContext) -> None:
+        self.inner = inner
+
+    async def progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Report progress on this call (sent only if the client asked for it)."""
+        await self.inner.progress(progress, total, message)
+
+    async def log(self, level: str, data: object, logger: str | None = None) -> None:
+        """Send a log message to the client, if its level passes the client's setting."""
+        await self.inner.log(level, data, logger)
+
+
+def _doc(fn: Callable[..., object]) -> str | None:
+    text = inspect.getdoc(fn)
+    return text.split("\n\n")[0].replace("\n", " ") if text else None
+
+
+def _object_schema(tp: object) -> Json:
+    """The JSON Schema of ``tp`` with its root definition inlined (MCP wants an object root)."""
+    schema: Json = msgspec.json.schema(tp)
+    ref = schema.get("$ref")
+    if not isinstance(ref, str):
+        return schema
+    defs: Json = dict(schema.get("$defs", {}))
+    root: Json = dict(defs.pop(ref.rsplit("/", 1)[1]))
+    if defs:
+        root["$defs"] = defs
+    return root
+
+
+def _is_record(tp: object) -> bool:
+    """Struct, dataclass or TypedDict: returned as structured content as it is."""
+    return isinstance(tp, type) and (
+        issubclass(tp, msgspec.Struct) or dataclasses.is_dataclass(tp) or is_typeddict(tp)
+    )
+
+
+async def _called(fn: Callable[..., object], *args: object, **kwargs: object) -> object:
+    """Call a sync or async function and return its value."""
+    value = fn(*args, **kwargs)
+    return await value if inspect.isawaitable(value) else value
+
+
+def _text(text: str) -> Json:
+    return {"type": "text", "text": text}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Tool:
+    """A tool: its definition on the wire and how to call its function."""
+
+    fn: Callable[..., object]
+    definition: Json
+    arguments: type[msgspec.Struct]
+    struct_param: str | None
+    context_param: str | None
+    output: str  # "text" (str), "record" (as is), "wrapped" ({"result": ...}), "none"
+
+    @classmethod
+    def build(cls, fn: Callable[..., object], name: str | None, title: str | None) -> _Tool:
+        """Read the signature and return annotation of ``fn``."""
+        hints = typing.get_type_hints(fn, include_extras=True)
+        params = inspect.signature(fn).parameters.values()
+        context = next((p.name for p in params if hints.get(p.name) is Context), None)
+        plain = [p for p in params if p.name != context]
+        tool_name = name or fn.__name__
+        struct_param = None
+        if len(plain) == 1 and _is_struct(hints.get(plain[0].name)):
+            struct_param, arguments = plain[0].name, hints[plain[0].name]
+        else:
+            fields = [
+                (p.name, hints.get(p.name, Any))
+                if p.default is inspect.Parameter.empty
+                else (p.name, hints.get(p.name, Any), p.default)
+                for p in plain
+            ]
+            arguments = msgspec.defstruct(f"{tool_name}_arguments", fields, kw_only=True)
+        definition: Json = {"name": tool_name, "inputSchema": _object_schema(arguments)}
+        if (description := _doc(fn)) is not None:
+            definition["description"] = description
+        if title is not None:
+            definition["title"] = title
+        returns = hints.get("return", type(None))
+        if returns is str:
+            output = "text"
+        elif returns is type(None):
+            output = "none"
+        elif _is_record(returns):
+            output = "record"
+            definition["outputSchema"] = _object_schema(returns)
+        else:
+            output = "wrapped"
+            wrapper = msgspec.defstruct(f"{tool_name}_output", [("result", returns)])
+            definition["outputSchema"] = _object_schema(wrapper)
+        return cls(fn, definition, arguments, struct_param, context, output)
+
+    async def call(self, arguments: object, ctx: ServerContext) -> Json:
+        """Decode the arguments, call the function, shape the result; failures are isError."""
+        try:
+            args = msgspec.convert(arguments or {}, self.arguments)
+        except msgspec.ValidationError as exc:
+            return {"content": [_text(f"invalid arguments: {exc}")], "isError": True}
+        kwargs: dict[str, object] = (
+            {self.struct_param: args}
+            if self.struct_param is not None
+            else {f: getattr(args, f) for f in args.__struct_fields__}
+        )
+        if self.context_param is not None:
+            kwargs[self.context_param] = Context(ctx)
+        try:
+            value = await _called(self.fn, **kwargs)
+        except Exception as exc:  # the model reads the error and may try again
+            return {"content": [_text(str(exc) or type(exc).__name__)], "isError": True}
+        if self.output == "none":
+            return {"content": []}
+        if self.output == "text":
+            return {"content": [_text(str(value))]}
+        structured = msgspec.to_builtins(value if self.output == "record" else {"result": value})
+        text = msgspec.json.encode(structured).decode()
+        return {"content": [_text(text)], "structuredContent": structured}
+
+
+def _is_struct(tp: object) -> bool:
+    return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Resource:
+    """A resource or a resource template and the function that reads it."""
+
+    fn: Callable[..., object]
+    definition: Json
+    pattern: re.Pattern[str] | None  # None: a fixed URI
+
+    def contents(self, uri: str, value: object) -> Json:
+        """The ``contents`` entry for what the function returned (text or bytes)."""
+        entry: Json = {"uri": uri}
+        if "mimeType" in self.definition:
+            entry["mimeType"] = self.definition["mimeType"]
+        if isinstance(value, bytes):
+            entry["blob"] = base64.b64encode(value).decode()
+        else:
+            entry["text"] = str(value)
+        return entry
+
+
+def _prompt_definition(fn: Callable[..., object], name: str | None) -> Json:
+    arguments = [
+        {"name": p.name, "required": p.default is inspect.Parameter.empty}
+        for p in inspect.signature(fn).parameters.values()
+    ]
+    definition: Json = {"name": name or fn.__name__, "arguments": arguments}
+    if (description := _doc(fn)) is not None:
+        definition["description"] = description
+    return definition
+
+
+class App:
+    """Tools, resources, prompts and completions from decorated functions, served by a
+    revision's ``Server`` over stdio (``run``) or HTTP (``run_http``)."""
+
+    def __init__(
+        self,
+        name: str,
+        version: str = "0.1.0",
+        *,
+        revision: Revision,
+        instructions: str | None = None,
+    ) -> None:
+        self.name, self.version, self.instructions = name, version, instructions
+        self.revision = revision
+        self.tools: dict[str, _Tool] = {}
+        self.resources: dict[str, _Resource] = {}
+        self.prompts: dict[str, tuple[Callable[..., object], Json]] = {}
+        self.completions: dict[tuple[str, str], Callable[[str], object]] = {}
+
+    # -- registration --------------------------------------------------------------------
+
+    @overload
+    def tool(self, fn: F, /) -> F: ...
+
+    @overload
+    def tool(self, *, name: str | None = None, title: str | None = None) -> Decorator: ...
+
+    def tool(
+        self,
+        fn: F | None = None,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+    ) -> object:
+        """Register a function as a tool (``@app.tool`` or ``@app.tool(name=...)``)."""
+
+        def register(fn: F) -> F:
+            tool = _Tool.build(fn, name, title)
+            self.tools[tool.definition["name"]] = tool
+            return fn
+
+        return register if fn is None else register(fn)
+
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str | None = None,
+        mime_type: str | None = None,
+        title: str | None = None,
+    ) -> Decorator:
+        """Register a resource; a URI with ``{name}`` parts is a template whose parts become
+        the function's arguments."""
+
+        def register(fn: F) -> F:
+            templated = _TEMPLATE_VAR.search(uri) is not None
+            definition: Json = {"uriTemplate" if templated else "uri": uri}
+            definition["name"] = name or fn.__name__
+            for key, value in (
+                ("mimeType", mime_type),
+                ("title", title),
+                ("description", _doc(fn)),
+            ):
+                if value is not None:
+                    definition[key] = value
+            pattern = None
+            if templated:
+                parts = _TEMPLATE_VAR.split(uri)
+                regex = "".join(
+                    f"(?P<{part}>[^/]+)" if i % 2 else re.escape(part)
+                    for i, part in enumerate(parts)
+                )
+                pattern = re.compile(regex)
+            self.resources[uri] = _Resource(fn, definition, pattern)
+            return fn
+
+        return register
+
+    @overload
+    def prompt(self, fn: F, /) -> F: ...
+
+    @overload
+    def prompt(self, *, name: str | None = None) -> Decorator: ...
+
+    def prompt(self, fn: F | None = None, *, name: str | None = None) -> object:
+        """Register a prompt; its arguments are the function's parameters (strings)."""
+
+        def register(fn: F) -> F:
+            definition = _prompt_definition(fn, name)
+            self.prompts[definition["name"]] = (fn, definition)
+            return fn
+
+        return register if fn is None else register(fn)
+
+    def completion(
+        self, ref: str, argument: str
+    ) -> Callable[[Callable[[str], R]], Callable[[str], R]]:
+        """Register completions of ``argument`` of a prompt (by name) or a resource template
+        (by its URI template); the function takes the typed prefix and returns candidates."""
+
+        def register(fn: Callable[[str], R]) -> Callable[[str], R]:
+            self.completions[(ref, argument)] = fn
+            return fn
+
+        return register
+
+    # -- serving -------------------------------------------------------------------------
+
+    def server(self) -> ServerBase:
+        """A low-level server of the revision answering for this app."""
+        handlers = _Handlers(self)
+        routes = self.revision.Server.ROUTES
+        wanted = {
+            "tools/list": bool(self.tools),
+            "tools/call": bool(self.tools),
+            "resources/list": any(r.pattern is None for r in self.resources.values()),
+            "resources/templates/list": any(r.pattern for r in self.resources.values()),
+            "resources/read": bool(self.resources),
+            "prompts/list": bool(self.prompts),
+            "prompts/get": bool(self.prompts),
+            "completion/complete": bool(self.completions),
+        }
+        namespace: dict[str, object] = {
+            "name": self.name,
+            "version": self.version,
+            "instructions": self.instructions,
+        }
+        for method, used in wanted.items():
+            if used and method in routes:
+                namespace[routes[method]] = handlers.handler(method)
+        cls = type(f"{self.revision.Server.__name__}App", (self.revision.Server,), namespace)
+        server: ServerBase = cls()
+        return server
+
+    def run(self) -> None:
+        """Serve over stdio until the client closes stdin (blocking)."""
+        self.server().run_stdio()
+
+    def run_http(self, host: str = "127.0.0.1", port: int = 8000) -> None:
+        """Serve Streamable HTTP at ``http://host:port/mcp`` until interrupted (blocking)."""
+        from ..transports.http.server import run_http
+
+        run_http(self.server(), host, port)
+
+
+class _Handlers:
+    """The handlers of the app's server: wire dicts in and out, converted by the method table."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    def handler(
+        self, method: str
+    ) -> Callable[[ServerBase, object, ServerContext], Awaitable[object]]:
+        """The handler of ``method``: params to wire dict, answer, wire dict to result type."""
+        answer = {
+            "tools/list": self.list_tools,
+            "tools/call": self.call_tool,
+            "resources/list": self.list_resources,
+            "resources/templates/list": self.list_templates,
+            "resources/read": self.read_resource,
+            "prompts/list": self.list_prompts,
+            "prompts/get": self.get_prompt,
+            "completion/complete": self.complete,
+        }[method]
+        spec = self.app.revision.METHODS[method]
+
+        async def handle(server: ServerBase, params: object, ctx: ServerContext) -> object:
+            wire = msgspec.to_builtins(params) if params is not None else {}
+            return convert(await answer(wire, ctx), spec.result)
+
+        return handle
+
+    async def list_tools(self, params: Json, ctx: ServerContext) -> Json:
+        return {"tools": [tool.definition for tool in self.app.tools.values()]}
+
+    async def call_tool(self, params: Json, ctx: ServerContext) -> Json:
+        tool = self.app.tools.get(params.get("name", ""))
+        if tool is None:
+            return {"content": [_text(f"unknown tool {params.get('name')!r}")], "isError": True}
+        return await tool.call(params.get("arguments"), ctx)
+
+    async def list_resources(self, params: Json, ctx: ServerContext) -> Json:
+        found = [r.definition for r in self.app.resources.values() if r.pattern is None]
+        return {"resources": found}
+
+    async def list_templates(self, params: Json, ctx: ServerContext) -> Json:
+        found = [r.definition for r in self.app.resources.values() if r.pattern is not None]
+        return {"resourceTemplates": found}
+
+    async def read_resource(self, params: Json, ctx: ServerContext) -> Json:
+        uri = str(params.get("uri", ""))
+        for key, resource in self.app.resources.items():
+            match = resource.pattern.fullmatch(uri) if resource.pattern else None
+            if key == uri or match is not None:
+                value = await _called(resource.fn, **(match.groupdict() if match else {}))
+                return {"contents": [resource.contents(uri, value)]}
+        raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri})
+
+    async def list_prompts(self, params: Json, ctx: ServerContext) -> Json:
+        return {"prompts": [definition for _, definition in self.app.prompts.values()]}
+
+    async def get_prompt(self, params: Json, ctx: ServerContext) -> Json:
+        name = str(params.get("name"))
+        if name not in self.app.prompts:
+            raise MCPError(INVALID_PARAMS, f"unknown prompt {name!r}")
+        fn, definition = self.app.prompts[name]
+        value = await _called(fn, **dict(params.get("arguments") or {}))
+        result: Json = {"messages": [{"role": "user", "content": _text(str(value))}]}
+        if "description" in definition:
+            result["description"] = definition["description"]
+        return result
+
+    async def complete(self, params: Json, ctx: ServerContext) -> Json:
+        ref = params.get("ref", {})
+        key = (str(ref.get("name") or ref.get("uri")), str(params.get("argument", {}).get("name")))
+        fn = self.app.completions.get(key)
+        found = await _called(fn, str(params["argument"].get("value", ""))) if fn else []
+        values = [str(v) for v in found] if isinstance(found, list) else []
+        return {"completion": {"values": values[:100], "total": len(values)}}
