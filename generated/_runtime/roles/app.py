@@ -121,6 +121,7 @@ class _Tool:
     struct_param: str | None
     context_param: str | None
     output: str  # "text" (str), "record" (as is), "wrapped" ({"result": ...}), "none"
+    is_async: bool
 
     @classmethod
     def build(cls, fn: Callable[..., object], name: str | None, title: str | None) -> _Tool:
@@ -158,7 +159,8 @@ class _Tool:
             output = "wrapped"
             wrapper = msgspec.defstruct(f"{tool_name}_output", [("result", returns)])
             definition["outputSchema"] = _object_schema(wrapper)
-        return cls(fn, definition, arguments, struct_param, context, output)
+        is_async = inspect.iscoroutinefunction(fn)
+        return cls(fn, definition, arguments, struct_param, context, output, is_async)
 
     async def call(self, arguments: object, ctx: ServerContext) -> Json:
         """Decode the arguments, call the function, shape the result; failures are isError."""
@@ -169,12 +171,14 @@ class _Tool:
         kwargs: dict[str, object] = (
             {self.struct_param: args}
             if self.struct_param is not None
-            else {f: getattr(args, f) for f in args.__struct_fields__}
+            else msgspec.structs.asdict(args)
         )
         if self.context_param is not None:
             kwargs[self.context_param] = Context(ctx)
         try:
-            value = await _called(self.fn, **kwargs)
+            value = self.fn(**kwargs)
+            if self.is_async:
+                value = await typing.cast(Awaitable[object], value)
         except Exception as exc:  # the model reads the error and may try again
             return {"content": [_text(str(exc) or type(exc).__name__)], "isError": True}
         if self.output == "none":
