@@ -3,6 +3,7 @@ client over stdio and HTTP, typed strictly with no Any; and the app's behaviour 
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -18,9 +19,11 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import TextContent, TextResourceContents
 
-from generated import v2025_11_25
+from generated import v2025_03_26, v2025_11_25
 from generated._runtime.roles.app import App, Context
 from generated._runtime.roles.peer import MCPError
+from generated._runtime.roles.server import RequestContext
+from generated._runtime.transports.memory import memory_pair
 from generated.v2025_11_25 import Client
 from generated.v2025_11_25 import types as t
 from tests.runtime_support import STEP_S, connected
@@ -231,3 +234,76 @@ async def test_resources_templates_and_completion() -> None:
         assert completed.completion.values == ["1", "12"]
 
     await _with_client(check)
+
+
+class Booking(msgspec.Struct):
+    """What the user is asked for."""
+
+    name: str
+    guests: int
+
+
+class Asking(Client):
+    """A 2025-11-25 client that answers sampling, elicitation and roots."""
+
+    async def on_create_message(
+        self, params: t.CreateMessageRequestParams, ctx: RequestContext
+    ) -> t.CreateMessageResult:
+        """Echo the prompt, upper-cased."""
+        asked = msgspec.to_builtins(params.messages[0].content)["text"]
+        answer = t.TextContent(text=str(asked).upper())
+        return t.CreateMessageResult(role="assistant", content=answer, model="m")
+
+    async def on_elicit(self, params: t.ElicitRequestParams, ctx: RequestContext) -> t.ElicitResult:
+        """Fill in the form."""
+        return t.ElicitResult(action="accept", content={"name": "Ada", "guests": 4})
+
+    async def on_list_roots(
+        self, params: t.RequestParams, ctx: RequestContext
+    ) -> t.ListRootsResult:
+        """One root."""
+        return t.ListRootsResult(roots=[t.Root(uri="file:///work")])
+
+
+async def test_context_asks_the_client() -> None:
+    """A tool's Context samples the client's model, elicits a form and lists roots."""
+    app = App("asking", revision=v2025_11_25)
+
+    @app.tool
+    async def plan(topic: str, ctx: Context) -> str:
+        """Use every request to the client."""
+        said = await ctx.sample(f"plan {topic}", max_tokens=20)
+        booking = await ctx.elicit("Who?", Booking)
+        roots = await ctx.roots()
+        assert booking is not None
+        return f"{said} for {booking.name} x{booking.guests} in {','.join(roots)}"
+
+    async with connected(app.server(), Asking(timeout=STEP_S)) as (client, _, _):
+        result = await client.call_tool(name="plan", arguments={"topic": "dinner"})
+        assert isinstance(result.content[0], t.TextContent)
+        assert result.content[0].text == "PLAN DINNER for Ada x4 in file:///work"
+
+
+async def test_older_revisions_are_served_too() -> None:
+    """``also=`` serves older revisions: a 2025-03-26 client negotiates its own and calls the
+    tool (no structured content in that revision: the text carries the value)."""
+    app = App("both", revision=v2025_11_25, also=[v2025_03_26])
+
+    @app.tool
+    def add(a: int, b: int = 2) -> int:
+        """Add."""
+        return a + b
+
+    newest, older = app.servers()
+    client_end, server_end = memory_pair()
+    task = asyncio.create_task(newest.serve(server_end, older))
+    client = v2025_03_26.Client(timeout=STEP_S)
+    try:
+        init = await client.connect(client_end)
+        assert init.protocol_version == "2025-03-26"
+        result = await client.call_tool(name="add", arguments={"a": 1})
+        assert isinstance(result.content[0], v2025_03_26.types.TextContent)
+        assert result.content[0].text == '{"result":3}'
+    finally:
+        await client.close()
+        await asyncio.wait_for(task, STEP_S)

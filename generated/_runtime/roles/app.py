@@ -18,7 +18,7 @@ import dataclasses
 import inspect
 import re
 import typing
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar, is_typeddict, overload
 
 import msgspec
@@ -31,6 +31,7 @@ from .server import ServerBase, ServerContext
 
 F = TypeVar("F", bound=Callable[..., object])
 R = TypeVar("R")
+S = TypeVar("S", bound=msgspec.Struct)
 Json = dict[str, Any]
 _TEMPLATE_VAR = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 RESOURCE_NOT_FOUND = -32002
@@ -60,10 +61,12 @@ class Decorator(Protocol):
 
 
 class Context:
-    """What a tool may ask for by declaring a parameter of this type: progress and logging."""
+    """What a tool may ask for by declaring a parameter of this type: progress, logging, and
+    requests to the client (sampling, elicitation, roots) within its declared capabilities."""
 
-    def __init__(self, inner: ServerContext) -> None:
+    def __init__(self, inner: ServerContext, methods: Mapping[str, MethodSpec]) -> None:
         self.inner = inner
+        self.methods = methods
 
     async def progress(
         self, progress: float, total: float | None = None, message: str | None = None
@@ -74,6 +77,36 @@ class Context:
     async def log(self, level: str, data: object, logger: str | None = None) -> None:
         """Send a log message to the client, if its level passes the client's setting."""
         await self.inner.log(level, data, logger)
+
+    async def _ask(self, method: str, params: Json) -> Json:
+        """Send a request to the client through the method table; its result as a wire dict."""
+        spec = self.methods[method]
+        result = await self.inner.send_request(method, convert(params, spec.params))
+        answer: Json = msgspec.to_builtins(result)
+        return answer
+
+    async def sample(self, prompt: str, *, max_tokens: int = 512, system: str | None = None) -> str:
+        """Ask the client's model (``sampling/createMessage``); return its text answer."""
+        params: Json = {"messages": [{"role": "user", "content": _text(prompt)}]}
+        params["maxTokens"] = max_tokens
+        if system is not None:
+            params["systemPrompt"] = system
+        content = (await self._ask("sampling/createMessage", params)).get("content")
+        blocks = content if isinstance(content, list) else [content]
+        return "".join(b["text"] for b in blocks if isinstance(b, dict) and "text" in b)
+
+    async def elicit(self, message: str, schema: type[S]) -> S | None:
+        """Ask the user to fill in ``schema`` (a flat Struct); None unless they accept."""
+        params = {"message": message, "requestedSchema": _object_schema(schema)}
+        answer = await self._ask("elicitation/create", params)
+        if answer.get("action") != "accept":
+            return None
+        return msgspec.convert(answer.get("content") or {}, schema)
+
+    async def roots(self) -> list[str]:
+        """The URIs of the client's roots (``roots/list``)."""
+        answer = await self._ask("roots/list", {})
+        return [str(root["uri"]) for root in answer.get("roots", [])]
 
 
 def _doc(fn: Callable[..., object]) -> str | None:
@@ -162,7 +195,9 @@ class _Tool:
         is_async = inspect.iscoroutinefunction(fn)
         return cls(fn, definition, arguments, struct_param, context, output, is_async)
 
-    async def call(self, arguments: object, ctx: ServerContext) -> Json:
+    async def call(
+        self, arguments: object, ctx: ServerContext, methods: Mapping[str, MethodSpec]
+    ) -> Json:
         """Decode the arguments, call the function, shape the result; failures are isError."""
         try:
             args = msgspec.convert(arguments or {}, self.arguments)
@@ -174,7 +209,7 @@ class _Tool:
             else msgspec.structs.asdict(args)
         )
         if self.context_param is not None:
-            kwargs[self.context_param] = Context(ctx)
+            kwargs[self.context_param] = Context(ctx, methods)
         try:
             value = self.fn(**kwargs)
             if self.is_async:
@@ -235,10 +270,12 @@ class App:
         version: str = "0.1.0",
         *,
         revision: Revision,
+        also: Sequence[Revision] = (),
         instructions: str | None = None,
     ) -> None:
         self.name, self.version, self.instructions = name, version, instructions
-        self.revision = revision
+        self.revisions = (revision, *also)
+        """The revisions served: the first is the default, the others are negotiated too."""
         self.tools: dict[str, _Tool] = {}
         self.resources: dict[str, _Resource] = {}
         self.prompts: dict[str, tuple[Callable[..., object], Json]] = {}
@@ -333,10 +370,11 @@ class App:
 
     # -- serving -------------------------------------------------------------------------
 
-    def server(self) -> ServerBase:
-        """A low-level server of the revision answering for this app."""
-        handlers = _Handlers(self)
-        routes = self.revision.Server.ROUTES
+    def server(self, revision: Revision | None = None) -> ServerBase:
+        """A low-level server of ``revision`` (default: the app's first) answering for the app."""
+        revision = revision or self.revisions[0]
+        handlers = _Handlers(self, revision)
+        routes = revision.Server.ROUTES
         wanted = {
             "tools/list": bool(self.tools),
             "tools/call": bool(self.tools),
@@ -355,26 +393,32 @@ class App:
         for method, used in wanted.items():
             if used and method in routes:
                 namespace[routes[method]] = handlers.handler(method)
-        cls = type(f"{self.revision.Server.__name__}App", (self.revision.Server,), namespace)
+        cls = type(f"{revision.Server.__name__}App", (revision.Server,), namespace)
         server: ServerBase = cls()
         return server
 
+    def servers(self) -> list[ServerBase]:
+        """One low-level server per revision of the app, the default first."""
+        return [self.server(revision) for revision in self.revisions]
+
     def run(self) -> None:
         """Serve over stdio until the client closes stdin (blocking)."""
-        self.server().run_stdio()
+        first, *others = self.servers()
+        first.run_stdio(*others)
 
     def run_http(self, host: str = "127.0.0.1", port: int = 8000) -> None:
         """Serve Streamable HTTP at ``http://host:port/mcp`` until interrupted (blocking)."""
         from ..transports.http.server import run_http
 
-        run_http(self.server(), host, port)
+        run_http(self.servers(), host, port)
 
 
 class _Handlers:
     """The handlers of the app's server: wire dicts in and out, converted by the method table."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: App, revision: Revision) -> None:
         self.app = app
+        self.methods = revision.METHODS
 
     def handler(
         self, method: str
@@ -390,7 +434,7 @@ class _Handlers:
             "prompts/get": self.get_prompt,
             "completion/complete": self.complete,
         }[method]
-        spec = self.app.revision.METHODS[method]
+        spec = self.methods[method]
 
         async def handle(server: ServerBase, params: object, ctx: ServerContext) -> object:
             wire = msgspec.to_builtins(params) if params is not None else {}
@@ -405,7 +449,7 @@ class _Handlers:
         tool = self.app.tools.get(params.get("name", ""))
         if tool is None:
             return {"content": [_text(f"unknown tool {params.get('name')!r}")], "isError": True}
-        return await tool.call(params.get("arguments"), ctx)
+        return await tool.call(params.get("arguments"), ctx, self.methods)
 
     async def list_resources(self, params: Json, ctx: ServerContext) -> Json:
         found = [r.definition for r in self.app.resources.values() if r.pattern is None]
