@@ -160,3 +160,36 @@ def test_errors_are_one_line(tmp_path: Path) -> None:
     assert_one_line_error(run_cli("tools", "-o", str(tmp_path / "c")), "tools.json")
     proc = run_cli("tools", "--server", "http://127.0.0.1:9/mcp", "-o", str(tmp_path / "d"))
     assert_one_line_error(proc, "cannot reach http://127.0.0.1:9/mcp")
+
+
+PAGED_SERVER = r"""
+import json, sys
+PAGES = {None: (["a", "b"], "p2"), "p2": (["c"], None)}
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg or "method" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        print(json.dumps({"jsonrpc": "2.0", "id": "srv", "method": "ping"}), flush=True)
+        if json.loads(sys.stdin.readline()) != {"jsonrpc": "2.0", "id": "srv", "result": {}}:
+            sys.exit("ping was not answered")
+        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "paged", "version": "1"}}
+    else:
+        names, cursor = PAGES[(msg.get("params") or {}).get("cursor")]
+        result = {"tools": [{"name": n, "inputSchema": {"type": "object"}} for n in names]}
+        if cursor:
+            result["nextCursor"] = cursor
+    print("not json, a stray print", file=sys.stderr, flush=True)
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+"""
+
+
+def test_paged_tools_list_and_server_requests(tmp_path: Path) -> None:
+    """Every page of tools/list is read; a request of the server is answered, not fatal."""
+    server = tmp_path / "paged.py"
+    server.write_text(PAGED_SERVER)
+    out = tmp_path / "paged_tools"
+    proc = run_cli("tools", "--server", f"{sys.executable} {server}", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert _tool_names(out) == ["a", "b", "c"]

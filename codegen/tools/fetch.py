@@ -7,6 +7,7 @@ every page of tools and leaves. It needs nothing but the standard library.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import shlex
@@ -60,7 +61,11 @@ def load_file(path: Path) -> list[Json]:
 def fetch(server: str) -> list[Json]:
     """Ask a server for all its tools: ``server`` is a URL or a command line."""
     if server.startswith(("http://", "https://")):
-        return _list_tools(_HttpExchange(server), server)
+        http = _HttpExchange(server)
+        try:
+            return _list_tools(http, server)
+        finally:
+            http.close()
     stdio = _StdioExchange(server)
     try:
         return _list_tools(stdio, stdio.where)
@@ -149,6 +154,15 @@ class _HttpExchange:
             if isinstance(version, str):
                 self.headers["MCP-Protocol-Version"] = version
         return result
+
+
+    def close(self) -> None:
+        """End the session, if the server gave one (best effort: it may not support DELETE)."""
+        if "Mcp-Session-Id" not in self.headers:
+            return
+        request = urllib.request.Request(self.url, None, self.headers, method="DELETE")
+        with contextlib.suppress(urllib.error.URLError, OSError):
+            urllib.request.urlopen(request, timeout=TIMEOUT_S).close()
 
 
 def _from_sse(response: Any, request_id: int, url: str) -> Json:
