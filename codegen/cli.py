@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -182,7 +183,7 @@ def _check(out: Path, files: dict[str, str], selected: list[str]) -> None:
     sys.exit(0)
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     """Print one ``mcpgen: error:`` line and exit 2."""
     click.echo(f"mcpgen: error: {message}", err=True)
     sys.exit(EXIT_USAGE)

@@ -127,3 +127,13 @@ def write_package(out: Path, files: dict[str, str]) -> None:
         shutil.rmtree(staging, ignore_errors=True)
         if backup is not None:
             shutil.rmtree(backup, ignore_errors=True)
+
+
+def template_environment() -> jinja2.Environment:
+    """The templates' jinja2 environment, for the other renderers (``mcpgen tools``)."""
+    return _environment()
+
+
+def format_python(path: str, source: str) -> str:
+    """Format generated Python with the fixed black settings (``path`` names it in errors)."""
+    return _format(path, source)

@@ -11,12 +11,12 @@ import keyword
 import re
 import warnings
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from .. import __version__
 from ..errors import GenerationError
-from ..render.project import _environment as environment
-from ..render.project import _format as format_source
+from ..render.project import format_python, template_environment
+from .fetch import json_object
 
 Json = dict[str, Any]
 
@@ -85,27 +85,28 @@ def _doc(tool: Json) -> str:
     return first + " " if first.endswith('"') else first
 
 
-def _object_schema(schema: Any) -> Json:
+def _object_schema(schema: object) -> Json:
     """A tool schema as an object schema (a missing or empty one accepts any object)."""
-    if not isinstance(schema, dict):
+    found = json_object(schema)
+    if found is None:
         return {"type": "object"}
-    return schema if "type" in schema else {"type": "object", **schema}
+    return found if "type" in found else {"type": "object", **found}
 
 
-def _rebased(node: Any, base: str) -> Any:
+def _rebased(node: object, base: str) -> object:
     """``node`` with every local ``$ref`` pointing into it moved under ``base``."""
-    if isinstance(node, dict):
+    if (mapping := json_object(node)) is not None:
         return {
             key: (
                 base + value[1:]
                 if key == "$ref" and isinstance(value, str) and value.startswith("#")
                 else _rebased(value, base)
             )
-            for key, value in node.items()
+            for key, value in mapping.items()
             if key != "$schema"
         }
     if isinstance(node, list):
-        return [_rebased(item, base) for item in node]
+        return [_rebased(item, base) for item in cast(list[object], node)]
     return node
 
 
@@ -215,11 +216,11 @@ def render_tools_package(tools: list[Json]) -> dict[str, str]:
             f"internal error: the tool types {', '.join(sorted(missing))} were not generated"
         )
     exported = tuple(sorted(_defined(models) - OWN_NAMES))
-    template = environment().get_template("tools_init.py.jinja")
+    template = template_environment().get_template("tools_init.py.jinja")
     init = template.render(pkg=replace(ir, models=exported))
     return {
-        "__init__.py": format_source("__init__.py", init),
-        "models.py": format_source("models.py", models),
+        "__init__.py": format_python("__init__.py", init),
+        "models.py": format_python("models.py", models),
         "py.typed": "",
         "tools.json": saved,
     }

@@ -17,7 +17,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from .. import __version__
 from ..errors import GenerationError
@@ -32,19 +32,25 @@ MAX_PAGES: Final = 1000
 Json = dict[str, Any]
 
 
-def tools_of(document: Any, origin: str) -> list[Json]:
+def json_object(value: object) -> Json | None:
+    """``value`` if it is a decoded JSON object, else None."""
+    return cast(Json, value) if isinstance(value, dict) else None
+
+
+def tools_of(document: object, origin: str) -> list[Json]:
     """The tools of a saved ``tools/list`` result: the result, a JSON-RPC response, or a list."""
-    if isinstance(document, dict) and isinstance(document.get("result"), dict):
-        document = document["result"]
-    if isinstance(document, dict):
-        document = document.get("tools")
-    if not isinstance(document, list) or not all(
-        isinstance(tool, dict) and isinstance(tool.get("name"), str) for tool in document
-    ):
+    top = json_object(document)
+    if top is not None:
+        top = json_object(top.get("result")) or top
+        document = top.get("tools")
+    items = cast(list[object], document) if isinstance(document, list) else None
+    tools = [json_object(item) for item in items or []]
+    valid = [tool for tool in tools if tool is not None and isinstance(tool.get("name"), str)]
+    if items is None or len(valid) != len(tools):
         raise GenerationError(
             f"{origin} holds no tools/list result (an object with a 'tools' list of named tools)"
         )
-    return document
+    return valid
 
 
 def load_file(path: Path) -> list[Json]:
@@ -89,13 +95,13 @@ def _initialize() -> Json:
 def _answer(message: Json, request_id: int, where: str) -> Json:
     """The result of our request ``request_id``; a JSON-RPC error is one clear line."""
     if "error" in message:
-        error = message["error"] if isinstance(message["error"], dict) else {}
+        error = json_object(message["error"]) or {}
         raise GenerationError(
             f"{where} answered request {request_id} with error {error.get('code')}: "
             f"{error.get('message')}"
         )
-    result = message.get("result")
-    if not isinstance(result, dict):
+    result = json_object(message.get("result"))
+    if result is None:
         raise GenerationError(f"{where} answered request {request_id} without a result object")
     return result
 
@@ -173,9 +179,9 @@ def _from_sse(response: Any, request_id: int, url: str) -> Json:
         if line.startswith("data:"):
             data.append(line[5:].removeprefix(" "))
         elif not line and data:
-            message = json.loads("\n".join(data))
+            message = json_object(json.loads("\n".join(data)))
             data = []
-            if isinstance(message, dict) and message.get("id") == request_id:
+            if message is not None and message.get("id") == request_id:
                 return message
     raise GenerationError(f"{url} ended its event stream without answering request {request_id}")
 
@@ -226,12 +232,12 @@ class _StdioExchange:
             if not line:
                 raise GenerationError(f"{self.where} exited before answering {message['method']}")
             try:
-                incoming = json.loads(line)
+                incoming = json_object(json.loads(line))
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 raise GenerationError(
                     f"{self.where} wrote a line that is not JSON: {exc}"
                 ) from None
-            if not isinstance(incoming, dict):
+            if incoming is None:
                 continue
             if "method" in incoming and "id" in incoming:  # the server asks us something
                 self._send(_refusal(incoming))

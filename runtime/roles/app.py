@@ -25,12 +25,12 @@ import msgspec
 from ..core.codec import convert
 from ..core.errors import INVALID_PARAMS
 from ..core.methods import MethodSpec
+from .app_context import Context, json_items, json_object, object_schema, text_block
 from .peer import MCPError
 from .server import ServerBase, ServerContext
 
 F = TypeVar("F", bound=Callable[..., object])
 R = TypeVar("R")
-S = TypeVar("S", bound=msgspec.Struct)
 Json = dict[str, Any]
 _TEMPLATE_VAR = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 RESOURCE_NOT_FOUND = -32002
@@ -59,88 +59,23 @@ class Decorator(Protocol):
         ...
 
 
-class Context:
-    """What a tool may ask for by declaring a parameter of this type: progress, logging, and
-    requests to the client (sampling, elicitation, roots) within its declared capabilities."""
-
-    def __init__(self, inner: ServerContext, methods: Mapping[str, MethodSpec]) -> None:
-        self.inner = inner
-        self.methods = methods
-
-    async def progress(
-        self, progress: float, total: float | None = None, message: str | None = None
-    ) -> None:
-        """Report progress on this call (sent only if the client asked for it)."""
-        await self.inner.progress(progress, total, message)
-
-    async def log(self, level: str, data: object, logger: str | None = None) -> None:
-        """Send a log message to the client, if its level passes the client's setting."""
-        await self.inner.log(level, data, logger)
-
-    async def _ask(self, method: str, params: Json) -> Json:
-        """Send a request to the client through the method table; its result as a wire dict."""
-        spec = self.methods[method]
-        result = await self.inner.send_request(method, convert(params, spec.params))
-        answer: Json = msgspec.to_builtins(result)
-        return answer
-
-    async def sample(self, prompt: str, *, max_tokens: int = 512, system: str | None = None) -> str:
-        """Ask the client's model (``sampling/createMessage``); return its text answer."""
-        params: Json = {"messages": [{"role": "user", "content": _text(prompt)}]}
-        params["maxTokens"] = max_tokens
-        if system is not None:
-            params["systemPrompt"] = system
-        content = (await self._ask("sampling/createMessage", params)).get("content")
-        blocks = content if isinstance(content, list) else [content]
-        return "".join(b["text"] for b in blocks if isinstance(b, dict) and "text" in b)
-
-    async def elicit(self, message: str, schema: type[S]) -> S | None:
-        """Ask the user to fill in ``schema`` (a flat Struct); None unless they accept."""
-        params = {"message": message, "requestedSchema": _object_schema(schema)}
-        answer = await self._ask("elicitation/create", params)
-        if answer.get("action") != "accept":
-            return None
-        return msgspec.convert(answer.get("content") or {}, schema)
-
-    async def roots(self) -> list[str]:
-        """The URIs of the client's roots (``roots/list``)."""
-        answer = await self._ask("roots/list", {})
-        return [str(root["uri"]) for root in answer.get("roots", [])]
-
-
 def _doc(fn: Callable[..., object]) -> str | None:
     text = inspect.getdoc(fn)
     return text.split("\n\n")[0].replace("\n", " ") if text else None
 
 
-def _object_schema(tp: object) -> Json:
-    """The JSON Schema of ``tp`` with its root definition inlined (MCP wants an object root)."""
-    schema: Json = msgspec.json.schema(tp)
-    ref = schema.get("$ref")
-    if not isinstance(ref, str):
-        return schema
-    defs: Json = dict(schema.get("$defs", {}))
-    root: Json = dict(defs.pop(ref.rsplit("/", 1)[1]))
-    if defs:
-        root["$defs"] = defs
-    return root
-
-
 def _is_record(tp: object) -> bool:
     """Struct, dataclass or TypedDict: returned as structured content as it is."""
-    return isinstance(tp, type) and (
-        issubclass(tp, msgspec.Struct) or dataclasses.is_dataclass(tp) or is_typeddict(tp)
-    )
+    if not isinstance(tp, type):
+        return False
+    cls: type[object] = tp
+    return issubclass(cls, msgspec.Struct) or dataclasses.is_dataclass(cls) or is_typeddict(cls)
 
 
 async def _called(fn: Callable[..., object], *args: object, **kwargs: object) -> object:
     """Call a sync or async function and return its value."""
     value = fn(*args, **kwargs)
     return await value if inspect.isawaitable(value) else value
-
-
-def _text(text: str) -> Json:
-    return {"type": "text", "text": text}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -174,7 +109,7 @@ class _Tool:
                 for p in plain
             ]
             arguments = msgspec.defstruct(f"{tool_name}_arguments", fields, kw_only=True)
-        definition: Json = {"name": tool_name, "inputSchema": _object_schema(arguments)}
+        definition: Json = {"name": tool_name, "inputSchema": object_schema(arguments)}
         if (description := _doc(fn)) is not None:
             definition["description"] = description
         if title is not None:
@@ -186,11 +121,11 @@ class _Tool:
             output = "none"
         elif _is_record(returns):
             output = "record"
-            definition["outputSchema"] = _object_schema(returns)
+            definition["outputSchema"] = object_schema(returns)
         else:
             output = "wrapped"
             wrapper = msgspec.defstruct(f"{tool_name}_output", [("result", returns)])
-            definition["outputSchema"] = _object_schema(wrapper)
+            definition["outputSchema"] = object_schema(wrapper)
         is_async = inspect.iscoroutinefunction(fn)
         return cls(fn, definition, arguments, struct_param, context, output, is_async)
 
@@ -201,7 +136,7 @@ class _Tool:
         try:
             args = msgspec.convert(arguments or {}, self.arguments)
         except msgspec.ValidationError as exc:
-            return {"content": [_text(f"invalid arguments: {exc}")], "isError": True}
+            return {"content": [text_block(f"invalid arguments: {exc}")], "isError": True}
         kwargs: dict[str, object] = (
             {self.struct_param: args}
             if self.struct_param is not None
@@ -214,14 +149,14 @@ class _Tool:
             if self.is_async:
                 value = await typing.cast(Awaitable[object], value)
         except Exception as exc:  # the model reads the error and may try again
-            return {"content": [_text(str(exc) or type(exc).__name__)], "isError": True}
+            return {"content": [text_block(str(exc) or type(exc).__name__)], "isError": True}
         if self.output == "none":
             return {"content": []}
         if self.output == "text":
-            return {"content": [_text(str(value))]}
+            return {"content": [text_block(str(value))]}
         structured = msgspec.to_builtins(value if self.output == "record" else {"result": value})
         text = msgspec.json.encode(structured).decode()
-        return {"content": [_text(text)], "structuredContent": structured}
+        return {"content": [text_block(text)], "structuredContent": structured}
 
 
 def _is_struct(tp: object) -> bool:
@@ -290,7 +225,7 @@ class App:
 
     def tool(
         self,
-        fn: F | None = None,
+        fn: Callable[..., object] | None = None,
         *,
         name: str | None = None,
         title: str | None = None,
@@ -345,7 +280,7 @@ class App:
     @overload
     def prompt(self, *, name: str | None = None) -> Decorator: ...
 
-    def prompt(self, fn: F | None = None, *, name: str | None = None) -> object:
+    def prompt(self, fn: Callable[..., object] | None = None, *, name: str | None = None) -> object:
         """Register a prompt; its arguments are the function's parameters (strings)."""
 
         def register(fn: F) -> F:
@@ -436,7 +371,7 @@ class _Handlers:
         spec = self.methods[method]
 
         async def handle(server: ServerBase, params: object, ctx: ServerContext) -> object:
-            wire = msgspec.to_builtins(params) if params is not None else {}
+            wire = json_object(msgspec.to_builtins(params))
             return convert(await answer(wire, ctx), spec.result)
 
         return handle
@@ -447,7 +382,10 @@ class _Handlers:
     async def call_tool(self, params: Json, ctx: ServerContext) -> Json:
         tool = self.app.tools.get(params.get("name", ""))
         if tool is None:
-            return {"content": [_text(f"unknown tool {params.get('name')!r}")], "isError": True}
+            return {
+                "content": [text_block(f"unknown tool {params.get('name')!r}")],
+                "isError": True,
+            }
         return await tool.call(params.get("arguments"), ctx, self.methods)
 
     async def list_resources(self, params: Json, ctx: ServerContext) -> Json:
@@ -476,15 +414,15 @@ class _Handlers:
             raise MCPError(INVALID_PARAMS, f"unknown prompt {name!r}")
         fn, definition = self.app.prompts[name]
         value = await _called(fn, **dict(params.get("arguments") or {}))
-        result: Json = {"messages": [{"role": "user", "content": _text(str(value))}]}
+        result: Json = {"messages": [{"role": "user", "content": text_block(str(value))}]}
         if "description" in definition:
             result["description"] = definition["description"]
         return result
 
     async def complete(self, params: Json, ctx: ServerContext) -> Json:
-        ref = params.get("ref", {})
-        key = (str(ref.get("name") or ref.get("uri")), str(params.get("argument", {}).get("name")))
+        ref, argument = json_object(params.get("ref")), json_object(params.get("argument"))
+        key = (str(ref.get("name") or ref.get("uri")), str(argument.get("name")))
         fn = self.app.completions.get(key)
-        found = await _called(fn, str(params["argument"].get("value", ""))) if fn else []
-        values = [str(v) for v in found] if isinstance(found, list) else []
+        found: object = await _called(fn, str(argument.get("value", ""))) if fn else None
+        values = [str(v) for v in json_items(found)]
         return {"completion": {"values": values[:100], "total": len(values)}}

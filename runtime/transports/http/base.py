@@ -210,7 +210,8 @@ class HTTPTransportBase:
             total=None, connect=limit, sock_connect=limit, sock_read=None if stream else limit
         )
         try:
-            for _ in range(MAX_REDIRECTS + 1):
+            hops = 0
+            while True:
                 response = await self._client().request(
                     method,
                     url,
@@ -220,13 +221,12 @@ class HTTPTransportBase:
                     allow_redirects=False,
                 )
                 moved = _same_origin_redirect(response, url)
-                if moved is None:
+                if moved is None or hops == MAX_REDIRECTS:
                     return response
                 await settle(response)
                 if url == self.url:  # the endpoint moved (a mount's trailing slash): go there
                     self.url = moved
-                url = moved
-            return response
+                url, hops = moved, hops + 1
         except NETWORK_ERRORS as exc:
             raise ConnectionClosed(f"HTTP {method} {url} failed: {exc!r}") from None
 
