@@ -152,6 +152,11 @@ def build_app() -> App:
         return Pair(left, right)
 
     @app.tool
+    def picture() -> list[t.TextContent | t.ImageContent]:
+        """Content blocks are returned as content."""
+        return [t.TextContent(text="a dot"), t.ImageContent(data="AA==", mime_type="image/png")]
+
+    @app.tool
     def explode() -> str:
         """Always fails."""
         raise RuntimeError("it blew up")
@@ -202,6 +207,10 @@ async def test_tools_in_detail() -> None:
         jsonschema.validate(stats.structured_content, schema)
         paired = await client.call_tool(name="pair", arguments={"left": "a"})
         assert paired.structured_content == {"left": "a", "right": "b"}
+        assert listed["picture"].output_schema is msgspec.UNSET
+        picture = await client.call_tool(name="picture")
+        assert [type(block) for block in picture.content] == [t.TextContent, t.ImageContent]
+        assert picture.structured_content is msgspec.UNSET
         failed = await client.call_tool(name="explode")
         assert failed.is_error is True
         assert isinstance(failed.content[0], t.TextContent)

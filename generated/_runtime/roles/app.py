@@ -19,7 +19,8 @@ import inspect
 import re
 import typing
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Protocol, TypeVar, is_typeddict, overload
+from types import UnionType
+from typing import Any, Protocol, TypeVar, Union, is_typeddict, overload
 
 import msgspec
 
@@ -88,7 +89,7 @@ class _Tool:
     arguments: type[msgspec.Struct]
     struct_param: str | None
     context_param: str | None
-    output: str  # "text" (str), "record" (as is), "wrapped" ({"result": ...}), "none"
+    output: str  # "text" (str), "content" (blocks), "record" (as is), "wrapped", "none"
     is_async: bool
 
     @classmethod
@@ -120,6 +121,8 @@ class _Tool:
             output = "text"
         elif returns is type(None):
             output = "none"
+        elif _is_content_list(returns):
+            output = "content"
         elif _is_record(returns):
             output = "record"
             definition["outputSchema"] = object_schema(returns)
@@ -155,13 +158,25 @@ class _Tool:
             return {"content": []}
         if self.output == "text":
             return {"content": [text_block(str(value))]}
+        if self.output == "content":
+            return {"content": msgspec.to_builtins(value)}
         structured = msgspec.to_builtins(value if self.output == "record" else {"result": value})
         text = msgspec.json.encode(structured).decode()
         return {"content": [text_block(text)], "structuredContent": structured}
 
 
 def _is_struct(tp: object) -> bool:
+    """A msgspec Struct type."""
     return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
+
+
+def _is_content_list(tp: object) -> bool:
+    """``list[X]`` of the revision's content blocks (Structs, or a union of them): content."""
+    if typing.get_origin(tp) is not list:
+        return False
+    (item,) = typing.get_args(tp) or (object,)
+    members = typing.get_args(item) if typing.get_origin(item) in (Union, UnionType) else (item,)
+    return bool(members) and all(_is_struct(member) for member in members)
 
 
 @dataclasses.dataclass(frozen=True)
