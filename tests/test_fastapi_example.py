@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -111,3 +112,32 @@ async def _status(app: McpHttpApp, path: str, root_path: str) -> int:
 def test_the_example_type_checks_strictly(checker: str, tmp_path: Path) -> None:
     """``app.mount("/mcp", McpHttpApp(...))`` is assignable to Starlette's ASGIApp."""
     strict_check(checker, EXAMPLE, tmp_path)
+
+
+class _Answer:
+    """What ``_same_origin_redirect`` reads of a response."""
+
+    def __init__(self, status: int, location: str | None) -> None:
+        self.status = status
+        self.headers = {} if location is None else {"Location": location}
+
+
+@pytest.mark.parametrize(
+    ("status", "location", "expected"),
+    [
+        (307, "/mcp/", "http://h:1/mcp/"),
+        (308, "http://h:1/other", "http://h:1/other"),
+        (307, "http://evil:1/mcp/", None),  # another origin: never re-sent there
+        (307, "https://h:1/mcp/", None),  # another scheme
+        (302, "/mcp/", None),  # 301/302/303 would turn a POST into a GET
+        (307, None, None),
+    ],
+)
+def test_only_same_origin_307_308_are_followed(
+    status: int, location: str | None, expected: str | None
+) -> None:
+    """The client re-sends a request only where the same origin sends it, method kept."""
+    from generated._runtime.transports.http.base import _same_origin_redirect
+
+    answer: Any = _Answer(status, location)
+    assert _same_origin_redirect(answer, "http://h:1/mcp") == expected
