@@ -8,7 +8,7 @@ import msgspec
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checked-in package
 
 from generated import v2025_11_25
-from generated._runtime.roles.app import App
+from generated.runtime import App
 
 app = App("weather", revision=v2025_11_25)
 

@@ -15,7 +15,7 @@ from fastapi import FastAPI
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checked-in package
 
-from generated._runtime.transports.http.server import McpHttpApp
+from generated.runtime import McpHttpApp
 from generated.v2025_11_25 import Server, ServerContext
 from generated.v2025_11_25 import types as t
 
@@ -30,7 +30,7 @@ class Greeter(Server):
     """An MCP server with one tool."""
 
     async def list_tools(
-        self, params: t.PaginatedRequestParams, ctx: ServerContext
+        self, params: t.PaginatedRequestParams | None, ctx: ServerContext
     ) -> t.ListToolsResult:
         """List the one tool."""
         return t.ListToolsResult(tools=[GREET])

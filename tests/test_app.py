@@ -20,10 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import TextContent, TextResourceContents
 
 from generated import v2025_03_26, v2025_11_25
-from generated._runtime.roles.app import App, Context
-from generated._runtime.roles.peer import MCPError
-from generated._runtime.roles.server import RequestContext
-from generated._runtime.transports.memory import memory_pair
+from generated.runtime import App, Context, MCPError, RequestContext, memory_pair
 from generated.v2025_11_25 import Client
 from generated.v2025_11_25 import types as t
 from tests.runtime_support import STEP_S, connected

@@ -15,8 +15,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import TextContent
 
-from generated._runtime.transports.http.client import connect_http
-from generated._runtime.transports.http.server import HttpOptions, McpHttpApp
+from generated.runtime import HttpOptions, McpHttpApp, connect_http
 from generated.v2025_11_25 import Client, Server
 from generated.v2025_11_25 import types as t
 

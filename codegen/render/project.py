@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -18,6 +19,7 @@ from black.parsing import InvalidInput
 from ..errors import GenerationError
 from ..parser.ir import RevisionIR
 from ..pins import requirement_files
+from .python import PythonRenderer
 
 # Fixed formatter settings: output never depends on the caller's project configuration.
 BLACK_MODE = black.Mode(target_versions={TargetVersion.PY311}, line_length=100)
@@ -44,9 +46,22 @@ def _environment() -> jinja2.Environment:
     )
 
 
+def _one_pass(source: str, *, mode: black.Mode) -> str:
+    """Black's formatting pass, once.
+
+    ``black.format_str`` formats twice whenever its input changes (a second pass settles
+    trailing commas); for our templates the first pass already gives black's fixed point, so
+    the second one doubled generation time for nothing. The golden test checks that every
+    generated file is unchanged by ``black.format_str``.
+    """
+    once: Callable[..., str] = getattr(black, "_format_str_once", black.format_str)
+    return once(source, mode=mode)
+
+
 def _format(path: str, source: str) -> str:
+    """Format one generated module with the fixed black settings."""
     try:
-        return black.format_str(source, mode=BLACK_MODE)
+        return _one_pass(source, mode=BLACK_MODE)
     except InvalidInput as exc:  # a generator bug, never a user error
         raise GenerationError(
             f"internal error: generated {path} is not valid Python: {exc}"
@@ -73,11 +88,14 @@ def render_package(pkg: PackageIR) -> dict[str, str]:
     """Return every file of the output package, relative path to text, formatted."""
     env = _environment()
     files: dict[str, str] = {
-        "__init__.py": env.get_template("package_init.py.jinja").render(pkg=pkg)
+        "__init__.py": env.get_template("package_init.py.jinja").render(pkg=pkg),
+        "runtime.py": env.get_template("runtime.py.jinja").render(pkg=pkg),
     }
     for rev in pkg.revisions:
         for template, name in rev.templates:
-            files[f"{rev.module}/{name}"] = env.get_template(template).render(rev=rev)
+            files[f"{rev.module}/{name}"] = env.get_template(template).render(
+                rev=rev, r=PythonRenderer(rev)
+            )
     formatted = {path: _format(path, text) for path, text in files.items()}
     formatted.update(_runtime_files(pkg.generator_version))
     formatted.update(requirement_files(pkg.generator_version))

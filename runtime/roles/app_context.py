@@ -48,7 +48,7 @@ class Context:
     """What a tool may ask for by declaring a parameter of this type: progress, logging, and
     requests to the client (sampling, elicitation, roots) within its declared capabilities."""
 
-    def __init__(self, inner: ServerContext, methods: Mapping[str, MethodSpec]) -> None:
+    def __init__(self, inner: ServerContext, methods: Mapping[str, MethodSpec[Any, Any]]) -> None:
         self.inner = inner
         self.methods = methods
 
@@ -65,7 +65,7 @@ class Context:
     async def _ask(self, method: str, params: Json) -> Json:
         """Send a request to the client through the method table; its result as a wire dict."""
         spec = self.methods[method]
-        result = await self.inner.send_request(method, convert(params, spec.params))
+        result = await self.inner.request(spec, convert(params, spec.params))
         answer: Json = msgspec.to_builtins(result)
         return answer
 

@@ -8,7 +8,7 @@ from typing import assert_type
 
 import sdktools as st
 
-from generated._runtime.transports.http.client import connect_http
+from generated.runtime import connect_http
 from generated.v2025_11_25 import Client
 
 

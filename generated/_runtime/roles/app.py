@@ -43,7 +43,7 @@ class Revision(Protocol):
     """What the app needs of a generated revision package (``pkg.v2025_11_25``)."""
 
     @property
-    def METHODS(self) -> Mapping[str, MethodSpec]:
+    def METHODS(self) -> Mapping[str, MethodSpec[Any, Any]]:
         """The revision's method table."""
         ...
 
@@ -134,7 +134,7 @@ class _Tool:
         return cls(fn, definition, arguments, struct_param, context, output, is_async)
 
     async def call(
-        self, arguments: object, ctx: ServerContext, methods: Mapping[str, MethodSpec]
+        self, arguments: object, ctx: ServerContext, methods: Mapping[str, MethodSpec[Any, Any]]
     ) -> Json:
         """Decode the arguments, call the function, shape the result; failures are isError."""
         try:
