@@ -15,9 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from generated import v2025_11_25  # noqa: E402
-from generated._runtime.roles.app import App  # noqa: E402
-from generated._runtime.roles.server import ServerBase  # noqa: E402
-from generated._runtime.transports.memory import memory_pair  # noqa: E402
+from generated.runtime import App, ServerBase, memory_pair  # noqa: E402
 from generated.v2025_11_25 import Client, Server, ServerContext  # noqa: E402
 from generated.v2025_11_25 import types as t  # noqa: E402
 
