@@ -29,11 +29,13 @@ from ..core.methods import MethodSpec
 from .app_context import Context, json_items, json_object, object_schema, text_block
 from .peer import MCPError
 from .server import ServerBase, ServerContext
+from .tools import ToolCall
 
 F = TypeVar("F", bound=Callable[..., object])
 R = TypeVar("R")
 Json = dict[str, Any]
 _TEMPLATE_VAR = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_ENCODER = msgspec.json.Encoder()
 RESOURCE_NOT_FOUND = -32002
 """The error code MCP gives a read of a resource that does not exist."""
 
@@ -160,7 +162,7 @@ class _Tool:
         if self.output == "content":
             return {"content": msgspec.to_builtins(value)}
         structured = msgspec.to_builtins(value if self.output == "record" else {"result": value})
-        text = msgspec.json.encode(structured).decode()
+        text = _ENCODER.encode(structured).decode()
         return {"content": [text_block(text)], "structuredContent": structured}
 
 
@@ -369,13 +371,13 @@ class _Handlers:
         self.app = app
         self.methods = revision.METHODS
 
-    def handler(
-        self, method: str
-    ) -> Callable[[ServerBase, object, ServerContext], Awaitable[object]]:
+    def handler(self, method: str) -> Callable[[ServerBase, Any, ServerContext], Awaitable[object]]:
         """The handler of ``method``: params to wire dict, answer, wire dict to result type."""
+        spec = self.methods[method]
+        if method == "tools/call":
+            return self._call_tool_handler(spec)
         answer = {
             "tools/list": self.list_tools,
-            "tools/call": self.call_tool,
             "resources/list": self.list_resources,
             "resources/templates/list": self.list_templates,
             "resources/read": self.read_resource,
@@ -383,7 +385,6 @@ class _Handlers:
             "prompts/get": self.get_prompt,
             "completion/complete": self.complete,
         }[method]
-        spec = self.methods[method]
 
         async def handle(server: ServerBase, params: object, ctx: ServerContext) -> object:
             wire = json_object(msgspec.to_builtins(params))
@@ -391,17 +392,23 @@ class _Handlers:
 
         return handle
 
+    def _call_tool_handler(
+        self, spec: MethodSpec[Any, Any]
+    ) -> Callable[[ServerBase, ToolCall, ServerContext], Awaitable[object]]:
+        """The hot path: params read through ``ToolCall``, no wire dict of them."""
+        tools, methods, result_type = self.app.tools, self.methods, spec.result
+
+        async def handle(server: ServerBase, params: ToolCall, ctx: ServerContext) -> object:
+            tool = tools.get(params.name)
+            if tool is None:
+                unknown = text_block(f"unknown tool {params.name!r}")
+                return convert({"content": [unknown], "isError": True}, result_type)
+            return convert(await tool.call(params.arguments, ctx, methods), result_type)
+
+        return handle
+
     async def list_tools(self, params: Json, ctx: ServerContext) -> Json:
         return {"tools": [tool.definition for tool in self.app.tools.values()]}
-
-    async def call_tool(self, params: Json, ctx: ServerContext) -> Json:
-        tool = self.app.tools.get(params.get("name", ""))
-        if tool is None:
-            return {
-                "content": [text_block(f"unknown tool {params.get('name')!r}")],
-                "isError": True,
-            }
-        return await tool.call(params.get("arguments"), ctx, self.methods)
 
     async def list_resources(self, params: Json, ctx: ServerContext) -> Json:
         found = [r.definition for r in self.app.resources.values() if r.pattern is None]
