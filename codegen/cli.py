@@ -183,6 +183,17 @@ def _check(out: Path, files: dict[str, str], selected: list[str]) -> None:
     sys.exit(0)
 
 
+def _headers(given: tuple[str, ...]) -> dict[str, str]:
+    """``NAME:VALUE`` options as a header mapping."""
+    headers: dict[str, str] = {}
+    for header in given:
+        name, colon, value = header.partition(":")
+        if not colon or not name.strip():
+            raise GenerationError(f"--header {header!r} is not NAME:VALUE")
+        headers[name.strip()] = value.strip()
+    return headers
+
+
 def _fail(message: str) -> NoReturn:
     """Print one ``mcpgen: error:`` line and exit 2."""
     click.echo(f"mcpgen: error: {message}", err=True)
@@ -202,11 +213,20 @@ def _fail(message: str) -> NoReturn:
     type=click.Path(path_type=Path, dir_okay=False),
     help="Read the tools from a saved tools/list result (JSON) instead.",
 )
+@click.option(
+    "--header",
+    "headers",
+    multiple=True,
+    metavar="NAME:VALUE",
+    help="An HTTP header sent to a --server URL (repeatable), e.g. 'Authorization: Bearer ...'.",
+)
 @_output_option(
     "Output package folder (required); the package is named after it. Without --server or "
     "--from, its tools.json is read again (regenerate)."
 )
-def tools_command(server: str | None, from_file: Path | None, out: Path | None) -> None:
+def tools_command(
+    server: str | None, from_file: Path | None, headers: tuple[str, ...], out: Path | None
+) -> None:
     """Generate typed bindings of a server's tools: msgspec Structs for each tool's input and
     output schema, and one typed async function per tool that calls it through a client."""
     from .tools.build import render_tools_package
@@ -217,7 +237,7 @@ def tools_command(server: str | None, from_file: Path | None, out: Path | None) 
         if server is not None and from_file is not None:
             raise GenerationError("give either --server or --from, not both")
         if server is not None:
-            tools = fetch(server)
+            tools = fetch(server, _headers(headers))
         else:
             tools = load_file(from_file if from_file is not None else out / "tools.json")
         write_package(out, render_tools_package(tools))

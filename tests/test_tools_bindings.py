@@ -193,3 +193,37 @@ def test_paged_tools_list_and_server_requests(tmp_path: Path) -> None:
     proc = run_cli("tools", "--server", f"{sys.executable} {server}", "-o", str(out))
     assert proc.returncode == 0, proc.stderr
     assert _tool_names(out) == ["a", "b", "c"]
+
+
+GUARDED_SERVER = """
+import sys
+sys.path.insert(0, {root!r})
+from generated.runtime import HttpOptions, run_http
+from generated.v2025_11_25 import Server, ServerContext, types as t
+
+async def allow(headers):
+    return headers.get("authorization") == "Bearer s3cret"
+
+class One(Server):
+    async def list_tools(self, params, ctx):
+        return t.ListToolsResult(tools=[t.Tool(name="only", input_schema={{"type": "object"}})])
+
+run_http(One(), "127.0.0.1", int(sys.argv[1]), HttpOptions(authenticate=allow))
+"""
+
+
+def test_headers_reach_a_guarded_http_server(tmp_path: Path) -> None:
+    """--header carries an Authorization; without it the server's 401 is one clear line."""
+    script = tmp_path / "guarded.py"
+    script.write_text(GUARDED_SERVER.format(root=str(ROOT)))
+    with serving(lambda port: [sys.executable, str(script), str(port)]) as port:
+        url = f"http://127.0.0.1:{port}/mcp"
+        assert_one_line_error(run_cli("tools", "--server", url, "-o", str(tmp_path / "a")), "401")
+        out = tmp_path / "guarded_tools"
+        proc = run_cli(
+            "tools", "--server", url, "--header", "Authorization: Bearer s3cret", "-o", str(out)
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert _tool_names(out) == ["only"]
+    proc = run_cli("tools", "--server", url, "--header", "nocolon", "-o", str(tmp_path / "b"))
+    assert_one_line_error(proc, "not NAME:VALUE")

@@ -15,7 +15,7 @@ import subprocess
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final, cast
 
@@ -64,10 +64,11 @@ def load_file(path: Path) -> list[Json]:
     return tools_of(document, str(path))
 
 
-def fetch(server: str) -> list[Json]:
-    """Ask a server for all its tools: ``server`` is a URL or a command line."""
+def fetch(server: str, headers: Mapping[str, str] | None = None) -> list[Json]:
+    """Ask a server for all its tools: ``server`` is a URL (sent ``headers``, such as an
+    Authorization) or a command line."""
     if server.startswith(("http://", "https://")):
-        http = _HttpExchange(server)
+        http = _HttpExchange(server, headers or {})
         try:
             return _list_tools(http, server)
         finally:
@@ -125,9 +126,10 @@ def _list_tools(exchange: Callable[[Json], Json], where: str) -> list[Json]:
 class _HttpExchange:
     """Requests over Streamable HTTP: JSON or SSE answers, the session id carried along."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, headers: Mapping[str, str]) -> None:
         self.url = url
         self.headers = {
+            **headers,
             "Content-Type": "application/json",
             "Accept": "application/json, text/event-stream",
         }
@@ -160,7 +162,6 @@ class _HttpExchange:
             if isinstance(version, str):
                 self.headers["MCP-Protocol-Version"] = version
         return result
-
 
     def close(self) -> None:
         """End the session, if the server gave one (best effort: it may not support DELETE)."""
