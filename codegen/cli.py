@@ -163,14 +163,14 @@ def cli(
         for warning in warnings:
             click.echo(f"mcpgen: {warning}", err=True)
         if check:
-            _check(out, files, selected)
+            _check(out, files, ", ".join(selected))
         write_package(out, files)
     except GenerationError as exc:
         _fail(str(exc))
     click.echo(f"mcpgen: wrote {out} ({', '.join(selected)})", err=True)
 
 
-def _check(out: Path, files: dict[str, str], selected: list[str]) -> None:
+def _check(out: Path, files: dict[str, str], what: str) -> NoReturn:
     """Compare ``out`` with a fresh render and exit: 0 up to date, 1 stale."""
     if not out.is_dir():
         click.echo(f"mcpgen: {out} is stale: it does not exist", err=True)
@@ -179,7 +179,7 @@ def _check(out: Path, files: dict[str, str], selected: list[str]) -> None:
     if not staleness.fresh:
         click.echo(f"mcpgen: {out} is stale: {staleness.summary()}", err=True)
         sys.exit(EXIT_STALE)
-    click.echo(f"mcpgen: {out} is up to date ({', '.join(selected)})", err=True)
+    click.echo(f"mcpgen: {out} is up to date ({what})", err=True)
     sys.exit(0)
 
 
@@ -224,8 +224,17 @@ def _fail(message: str) -> NoReturn:
     "Output package folder (required); the package is named after it. Without --server or "
     "--from, its tools.json is read again (regenerate)."
 )
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Write nothing; exit 1 if the output package is not what this would write (stale).",
+)
 def tools_command(
-    server: str | None, from_file: Path | None, headers: tuple[str, ...], out: Path | None
+    server: str | None,
+    from_file: Path | None,
+    headers: tuple[str, ...],
+    out: Path | None,
+    check: bool,
 ) -> None:
     """Generate typed bindings of a server's tools: msgspec Structs for each tool's input and
     output schema, and one typed async function per tool that calls it through a client."""
@@ -240,7 +249,10 @@ def tools_command(
             tools = fetch(server, _headers(headers))
         else:
             tools = load_file(from_file if from_file is not None else out / "tools.json")
-        write_package(out, render_tools_package(tools))
+        files = render_tools_package(tools)
+        if check:
+            _check(out, files, f"{len(tools)} tools")
+        write_package(out, files)
     except GenerationError as exc:
         _fail(str(exc))
     click.echo(f"mcpgen: wrote {out} ({len(tools)} tools)", err=True)

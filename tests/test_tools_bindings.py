@@ -128,8 +128,17 @@ def test_saved_result_forms_and_names(tmp_path: Path) -> None:
     out = tmp_path / "odd"
     proc = run_cli("tools", "--from", str(saved), "-o", str(out))
     assert proc.returncode == 0, proc.stderr
-    check = tmp_path / "check_odd.py"
-    check.write_text(
+    check = run_cli("tools", "--check", "-o", str(out))  # against its own tools.json
+    assert check.returncode == 0, check.stderr
+    assert "is up to date (3 tools)" in check.stderr
+    models = out / "models.py"
+    models.write_text(models.read_text() + "# edited\n")
+    check = run_cli("tools", "--check", "-o", str(out))
+    assert check.returncode == 1, check.stderr
+    assert "1 changed (models.py)" in check.stderr
+    assert run_cli("tools", "-o", str(out)).returncode == 0  # regenerated in place
+    script = tmp_path / "check_odd.py"
+    script.write_text(
         "from typing import assert_type\n"
         "import odd\n"
         "assert callable(odd.list_) and callable(odd.tool_2fa_check_code)\n"
@@ -140,9 +149,9 @@ def test_saved_result_forms_and_names(tmp_path: Path) -> None:
         "assert out.first is not msgspec.UNSET\n"
         "print(msgspec.json.encode(inp).decode())\n"
     )
-    _mypy_strict(tmp_path, out, check)
+    _mypy_strict(tmp_path, out, script)
     run = subprocess.run(
-        [sys.executable, str(check)], capture_output=True, text=True, cwd=tmp_path, check=False
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, check=False
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == '{"items":[{"n":1}]}'
