@@ -313,3 +313,55 @@ async def test_older_revisions_are_served_too() -> None:
     finally:
         await client.close()
         await asyncio.wait_for(task, STEP_S)
+
+
+PINS = '''
+from typing import assert_type
+
+from generated import v2025_11_25
+from generated.runtime import App, Context
+
+app = App("pins", revision=v2025_11_25)
+
+
+@app.tool
+def add(a: int, b: int = 2) -> int:
+    """Add."""
+    return a + b
+
+
+@app.tool(name="shout", title="Shout")
+async def shout(text: str, ctx: Context) -> str:
+    """Shout."""
+    return text.upper()
+
+
+@app.resource("notes://{id}")
+def note(id: str) -> bytes:
+    """A note."""
+    return id.encode()
+
+
+@app.prompt(name="hello")
+def hello(name: str) -> str:
+    """Hello."""
+    return name
+
+
+async def use(ctx: Context) -> None:
+    """The decorated functions keep their own signatures."""
+    assert_type(add(1), int)
+    assert_type(add(1, b=3), int)
+    assert_type(await shout("x", ctx), str)
+    assert_type(note("1"), bytes)
+    assert_type(hello("Ada"), str)
+'''
+
+
+@pytest.mark.parametrize("checker", ["mypy", "pyright"])
+def test_decorators_keep_the_functions_types(checker: str, tmp_path: Path) -> None:
+    """``@app.tool`` (bare or with options), ``@app.resource`` and ``@app.prompt`` return the
+    function itself, typed as written."""
+    target = tmp_path / "pins.py"
+    target.write_text(PINS)
+    strict_check(checker, target, tmp_path, "[mypy-pins]\ndisallow_any_explicit = True\n")
