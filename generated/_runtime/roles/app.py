@@ -409,17 +409,21 @@ class _Handlers:
         return handle
 
     async def list_tools(self, params: Json, ctx: ServerContext) -> Json:
+        """``tools/list``: every tool's definition."""
         return {"tools": [tool.definition for tool in self.app.tools.values()]}
 
     async def list_resources(self, params: Json, ctx: ServerContext) -> Json:
+        """``resources/list``: the resources with a fixed URI."""
         found = [r.definition for r in self.app.resources.values() if r.pattern is None]
         return {"resources": found}
 
     async def list_templates(self, params: Json, ctx: ServerContext) -> Json:
+        """``resources/templates/list``: the resources with a URI template."""
         found = [r.definition for r in self.app.resources.values() if r.pattern is not None]
         return {"resourceTemplates": found}
 
     async def read_resource(self, params: Json, ctx: ServerContext) -> Json:
+        """``resources/read``: the first resource whose URI or template matches."""
         uri = str(params.get("uri", ""))
         for key, resource in self.app.resources.items():
             match = resource.pattern.fullmatch(uri) if resource.pattern else None
@@ -429,9 +433,11 @@ class _Handlers:
         raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri})
 
     async def list_prompts(self, params: Json, ctx: ServerContext) -> Json:
+        """``prompts/list``: every prompt's definition."""
         return {"prompts": [definition for _, definition in self.app.prompts.values()]}
 
     async def get_prompt(self, params: Json, ctx: ServerContext) -> Json:
+        """``prompts/get``: the prompt function's text as one user message."""
         name = str(params.get("name"))
         if name not in self.app.prompts:
             raise MCPError(INVALID_PARAMS, f"unknown prompt {name!r}")
@@ -443,6 +449,7 @@ class _Handlers:
         return result
 
     async def complete(self, params: Json, ctx: ServerContext) -> Json:
+        """``completion/complete``: the candidates of the registered completion, if any."""
         ref, argument = json_object(params.get("ref")), json_object(params.get("argument"))
         key = (str(ref.get("name") or ref.get("uri")), str(argument.get("name")))
         fn = self.app.completions.get(key)
