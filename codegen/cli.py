@@ -3,26 +3,56 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
 from . import __version__
 from .diff.command import diff_command
 from .errors import GenerationError
-from .generate import generate, known_revisions
+from .generate import known_revisions, render
+from .loader.source import CACHE_DIR_ENV, SCHEMA_DIR_ENV
+from .output import compare, existing_revisions
+from .render.project import write_package
 
+EXIT_STALE = 1
 EXIT_USAGE = 2
 
 
-def _revisions(requested: tuple[str, ...], schema_file: Path | None) -> list[str]:
-    known = known_revisions()
-    if not requested:
-        raise GenerationError("give at least one --revision (or --revision all)")
+def _epilog() -> str:
+    """The end of ``--help``: the known revisions, the environment, the exit statuses."""
+    try:
+        known = ", ".join(known_revisions())
+    except Exception as exc:  # --help must work even with a broken installation
+        known = f"(cannot read the manifest: {exc})"
+    return (
+        "\b\n"
+        f"Known revisions: {known} (or 'all').\n"
+        "\b\n"
+        "Environment:\n"
+        f"  {SCHEMA_DIR_ENV}  folder of <revision>/schema.json files, read first\n"
+        f"  {CACHE_DIR_ENV}   where downloaded schema files are kept\n"
+        "                     (default $XDG_CACHE_HOME/mcpgen/schema or ~/.cache/mcpgen/schema)\n"
+        "\b\n"
+        "Exit status: 0 written (or up to date with --check), 1 stale (--check), 2 error.\n"
+        "\b\n"
+        "Examples:\n"
+        "  mcpgen --revision 2025-11-25 -o pkg/     write package pkg/\n"
+        "  mcpgen -o pkg/                           regenerate the revisions pkg/ holds\n"
+        "  mcpgen --check -o pkg/                   is pkg/ what mcpgen would write?\n"
+        "  mcpgen tools --server 'python srv.py' -o mytools/   typed bindings of a server's tools"
+    )
+
+
+def _expand(requested: tuple[str, ...], schema_file: Path | None) -> list[str]:
+    """Expand ``all`` and check every requested revision against the manifest."""
     if schema_file is not None:
         if len(requested) != 1 or requested[0] == "all":
             raise GenerationError("--schema FILE takes exactly one --revision naming its revision")
         return list(requested)
+    known = known_revisions()
     out: list[str] = []
     for name in requested:
         for rev in known if name == "all" else [name]:
@@ -35,14 +65,60 @@ def _revisions(requested: tuple[str, ...], schema_file: Path | None) -> list[str
     return sorted(out)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+def _selected(
+    requested: tuple[str, ...], schema_file: Path | None, existing: list[str] | None, out: Path
+) -> list[str]:
+    """The revisions to write: those asked for, else the ones the package in ``out`` holds."""
+    if requested:
+        return _expand(requested, schema_file)
+    if existing:
+        return existing
+    raise GenerationError(
+        f"give at least one --revision (or --revision all): {out} holds no mcpgen package "
+        "whose revisions could be regenerated"
+    )
+
+
+def _guard_dropped(selected: list[str], existing: list[str] | None, out: Path) -> None:
+    """Refuse to delete revisions the package holds that this run does not write."""
+    dropped = [rev for rev in existing or [] if rev not in selected]
+    if dropped:
+        raise GenerationError(
+            f"{out} holds revision(s) {', '.join(dropped)} that this run would delete: "
+            "add them with --revision (or --revision all), or pass --prune to drop them"
+        )
+
+
+def _output_option(text: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """The ``-o/--output`` option of both commands."""
+    return click.option(
+        "-o", "--output", "out", type=click.Path(path_type=Path, file_okay=True), help=text
+    )
+
+
+def _package_folder(out: Path | None) -> Path:
+    """The output folder, given and named as a package can be."""
+    if out is None:
+        raise GenerationError("give the output package folder with -o/--output")
+    if not out.name.isidentifier():
+        raise GenerationError(f"output folder name {out.name!r} is not a valid Python package name")
+    return out
+
+
+@click.group(
+    invoke_without_command=True,
+    subcommand_metavar="[COMMAND [ARGS]...]",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=_epilog(),
+)
 @click.option(
     "--revision",
     "-r",
     "revisions",
     multiple=True,
     metavar="REV",
-    help="Protocol revision to generate (repeatable), or 'all'.",
+    help="Protocol revision to generate (repeatable), or 'all'. "
+    "Default: the revisions the output package already holds.",
 )
 @click.option(
     "--schema",
@@ -50,43 +126,142 @@ def _revisions(requested: tuple[str, ...], schema_file: Path | None) -> list[str
     type=click.Path(path_type=Path, dir_okay=False),
     help="Generate from this schema file, not the pinned one (one --revision names it).",
 )
+@_output_option("Output package folder (required); the package is named after it.")
 @click.option(
-    "-o",
-    "--output",
-    "out",
-    required=True,
-    type=click.Path(path_type=Path, file_okay=True),
-    help="Output package folder; the package is named after it.",
+    "--check",
+    is_flag=True,
+    help="Write nothing; exit 1 if the package in the output folder is not what mcpgen "
+    "would write now (stale), 0 if it is.",
+)
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Allow deleting revisions the output package holds but this run does not write.",
 )
 @click.version_option(__version__, prog_name="mcpgen")
-def cli(revisions: tuple[str, ...], schema_file: Path | None, out: Path) -> None:
-    """Generate typed MCP bindings (msgspec types and method tables) for protocol revisions."""
+@click.pass_context
+def cli(
+    ctx: click.Context,
+    revisions: tuple[str, ...],
+    schema_file: Path | None,
+    out: Path | None,
+    check: bool,
+    prune: bool,
+) -> None:
+    """Generate typed MCP bindings (msgspec types, method tables, clients, servers and the
+    runtime) for protocol revisions into one Python package."""
+    if ctx.invoked_subcommand is not None:
+        if revisions or schema_file or out or check or prune:
+            _fail(f"options of the main command cannot precede '{ctx.invoked_subcommand}'")
+        return
     try:
-        if not out.name.isidentifier():
-            raise GenerationError(
-                f"output folder name {out.name!r} is not a valid Python package name"
-            )
-        selected = _revisions(revisions, schema_file)
-        warnings = generate(selected, out, schema_file)
+        out = _package_folder(out)
+        existing = existing_revisions(out)
+        selected = _selected(revisions, schema_file, existing, out)
+        if not check and not prune:
+            _guard_dropped(selected, existing, out)
+        files, warnings = render(selected, schema_file)
+        for warning in warnings:
+            click.echo(f"mcpgen: {warning}", err=True)
+        if check:
+            _check(out, files, ", ".join(selected))
+        write_package(out, files)
     except GenerationError as exc:
-        click.echo(f"mcpgen: error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-    for warning in warnings:
-        click.echo(f"mcpgen: {warning}", err=True)
+        _fail(str(exc))
     click.echo(f"mcpgen: wrote {out} ({', '.join(selected)})", err=True)
 
 
-# Subcommands: ``mcpgen NAME ...`` runs the click command of the row NAME; anything else is
-# the main command (``mcpgen --revision ... -o ...``).
-SUBCOMMANDS: dict[str, click.Command] = {
-    "diff": diff_command,
-}
+def _check(out: Path, files: dict[str, str], what: str) -> NoReturn:
+    """Compare ``out`` with a fresh render and exit: 0 up to date, 1 stale."""
+    if not out.is_dir():
+        click.echo(f"mcpgen: {out} is stale: it does not exist", err=True)
+        sys.exit(EXIT_STALE)
+    staleness = compare(out, files)
+    if not staleness.fresh:
+        click.echo(f"mcpgen: {out} is stale: {staleness.summary()}", err=True)
+        sys.exit(EXIT_STALE)
+    click.echo(f"mcpgen: {out} is up to date ({what})", err=True)
+    sys.exit(0)
+
+
+def _headers(given: tuple[str, ...]) -> dict[str, str]:
+    """``NAME:VALUE`` options as a header mapping."""
+    headers: dict[str, str] = {}
+    for header in given:
+        name, colon, value = header.partition(":")
+        if not colon or not name.strip():
+            raise GenerationError(f"--header {header!r} is not NAME:VALUE")
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+def _fail(message: str) -> NoReturn:
+    """Print one ``mcpgen: error:`` line and exit 2."""
+    click.echo(f"mcpgen: error: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+@cli.command("tools")
+@click.option(
+    "--server",
+    metavar="CMD|URL",
+    help="Ask this server for its tools: a command line (spoken to over stdio) or a "
+    "Streamable HTTP URL.",
+)
+@click.option(
+    "--from",
+    "from_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Read the tools from a saved tools/list result (JSON) instead.",
+)
+@click.option(
+    "--header",
+    "headers",
+    multiple=True,
+    metavar="NAME:VALUE",
+    help="An HTTP header sent to a --server URL (repeatable), e.g. 'Authorization: Bearer ...'.",
+)
+@_output_option(
+    "Output package folder (required); the package is named after it. Without --server or "
+    "--from, its tools.json is read again (regenerate)."
+)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Write nothing; exit 1 if the output package is not what this would write (stale).",
+)
+def tools_command(
+    server: str | None,
+    from_file: Path | None,
+    headers: tuple[str, ...],
+    out: Path | None,
+    check: bool,
+) -> None:
+    """Generate typed bindings of a server's tools: msgspec Structs for each tool's input and
+    output schema, and one typed async function per tool that calls it through a client."""
+    from .tools.build import render_tools_package
+    from .tools.fetch import fetch, load_file
+
+    try:
+        out = _package_folder(out)
+        if server is not None and from_file is not None:
+            raise GenerationError("give either --server or --from, not both")
+        if server is not None:
+            tools = fetch(server, _headers(headers))
+        else:
+            tools = load_file(from_file if from_file is not None else out / "tools.json")
+        files = render_tools_package(tools)
+        if check:
+            _check(out, files, f"{len(tools)} tools")
+        write_package(out, files)
+    except GenerationError as exc:
+        _fail(str(exc))
+    click.echo(f"mcpgen: wrote {out} ({len(tools)} tools)", err=True)
+
+
+cli.add_command(diff_command, "diff")
 
 
 def main() -> None:
     """Run the command line (the ``mcpgen`` console script)."""
-    args = sys.argv[1:]
-    if args and args[0] in SUBCOMMANDS:
-        SUBCOMMANDS[args[0]].main(args[1:], prog_name=f"mcpgen {args[0]}")
-    else:
-        cli()
+    cli()

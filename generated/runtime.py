@@ -27,6 +27,7 @@ from ._runtime.core.errors import (
     ConnectionClosed,
     LocalProtocolError,
     MCPError,
+    MissingDependency,
     RemoteProtocolError,
     RequestTimeout,
     SessionExpired,
@@ -35,6 +36,8 @@ from ._runtime.core.errors import (
 from ._runtime.core.lifecycle import Phase
 from ._runtime.core.methods import MethodSpec
 from ._runtime.core.unions import dec_hook
+from ._runtime.roles.app import App
+from ._runtime.roles.app_context import Context
 from ._runtime.roles.client import DEFAULT, ClientBase, Default, connect_any
 from ._runtime.roles.connection import RequestContext
 from ._runtime.roles.server import ServerBase
@@ -64,9 +67,11 @@ __all__ = [
     "INVALID_REQUEST",
     "METHOD_NOT_FOUND",
     "PARSE_ERROR",
+    "App",
     "CapabilityError",
     "ClientBase",
     "ConnectionClosed",
+    "Context",
     "Default",
     "EventStore",
     "HttpOptions",
@@ -75,6 +80,7 @@ __all__ = [
     "McpHttpApp",
     "MemoryEventStore",
     "MethodSpec",
+    "MissingDependency",
     "Phase",
     "RemoteProtocolError",
     "RequestContext",

@@ -174,7 +174,7 @@ def test_regenerating_replaces_previous_output(schemas: Path, tmp_path: Path) ->
     """Generating again over an mcpgen package replaces it whole (no stale revision left)."""
     out = tmp_path / "pkg"
     assert run_cli("-r", "2024-11-05", "-o", str(out)).returncode == 0
-    assert run_cli("-r", "2025-06-18", "-o", str(out)).returncode == 0
+    assert run_cli("-r", "2025-06-18", "--prune", "-o", str(out)).returncode == 0
     assert sorted(p.name for p in out.iterdir() if p.name.startswith("v")) == ["v2025_06_18"]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".pkg")]
 

@@ -82,14 +82,14 @@ def _checked(pin: PinnedRevision, data: bytes, origin: str) -> SchemaSource:
     return SchemaSource(pin.name, data, origin, digest)
 
 
-def _download(pin: PinnedRevision, target: Path) -> SchemaSource:
+def _download(pin: PinnedRevision, target: Path, looked: str) -> SchemaSource:
     try:
         with urllib.request.urlopen(pin.url, timeout=DOWNLOAD_TIMEOUT_S) as response:
             data = response.read()
     except (urllib.error.URLError, OSError) as exc:
         raise GenerationError(
-            f"revision {pin.name} is not in ${SCHEMA_DIR_ENV} nor cached, and downloading "
-            f"{pin.url} failed: {exc}"
+            f"revision {pin.name}: {looked}, no schema file in the cache ({target}), "
+            f"and downloading {pin.url} failed: {exc}"
         ) from None
     source = _checked(pin, data, pin.url)
     try:
@@ -112,11 +112,13 @@ def resolve(revision: str, schema_file: Path | None = None) -> SchemaSource:
     if pin is None:
         known = ", ".join(manifest)
         raise GenerationError(f"unknown revision {revision!r}; known revisions: {known}")
+    looked = f"${SCHEMA_DIR_ENV} is not set"
     if schema_dir := os.environ.get(SCHEMA_DIR_ENV):
         candidate = Path(schema_dir) / revision / "schema.json"
         if candidate.is_file():
             return _checked(pin, _read(candidate), str(candidate))
+        looked = f"no schema file at {candidate} (from ${SCHEMA_DIR_ENV})"
     cached = cache_dir() / revision / "schema.json"
     if cached.is_file():
         return _checked(pin, _read(cached), str(cached))
-    return _download(pin, cached)
+    return _download(pin, cached, looked)

@@ -18,6 +18,7 @@ from black.parsing import InvalidInput
 
 from ..errors import GenerationError
 from ..parser.ir import RevisionIR
+from ..pins import requirement_files
 from .python import PythonRenderer
 
 # Fixed formatter settings: output never depends on the caller's project configuration.
@@ -97,6 +98,8 @@ def render_package(pkg: PackageIR) -> dict[str, str]:
             )
     formatted = {path: _format(path, text) for path, text in files.items()}
     formatted.update(_runtime_files(pkg.generator_version))
+    formatted.update(requirement_files(pkg.generator_version))
+    formatted["py.typed"] = ""  # PEP 561: the package's annotations are for type checkers
     return dict(sorted(formatted.items()))
 
 
@@ -142,3 +145,13 @@ def write_package(out: Path, files: dict[str, str]) -> None:
         shutil.rmtree(staging, ignore_errors=True)
         if backup is not None:
             shutil.rmtree(backup, ignore_errors=True)
+
+
+def template_environment() -> jinja2.Environment:
+    """The templates' jinja2 environment, for the other renderers (``mcpgen tools``)."""
+    return _environment()
+
+
+def format_python(path: str, source: str) -> str:
+    """Format generated Python with the fixed black settings (``path`` names it in errors)."""
+    return _format(path, source)

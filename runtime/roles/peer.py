@@ -12,8 +12,8 @@ import asyncio
 import contextlib
 import contextvars
 import inspect
+import logging
 import sys
-import traceback
 import types
 from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
 from typing import Any, cast
@@ -47,6 +47,9 @@ from ..core.wire import Inbound, Outbound
 from ..transports.base import Transport
 
 __all__ = ["MCPError", "Peer", "ProgressCallback", "RequestTimeout"]
+
+logger = logging.getLogger(__name__)
+"""Where a failing handler or callback is reported (the peer keeps going)."""
 
 ProgressCallback = Callable[[Any], Awaitable[None] | None]
 """Called with each ``notifications/progress`` params for a request we sent."""
@@ -279,7 +282,7 @@ class Peer:
                 if inspect.isawaitable(outcome):
                     await outcome
             except Exception:  # a faulty notification handler must not stop the connection
-                traceback.print_exc(file=sys.stderr)
+                logger.exception("handler of notification %s failed", event.method)
         elif isinstance(event, Response):
             self._settle(event.id, result=event.result)
         elif isinstance(event, ErrorResponse):
@@ -317,7 +320,7 @@ class Peer:
             if inspect.isawaitable(outcome):
                 await outcome
         except Exception:
-            traceback.print_exc(file=sys.stderr)
+            logger.exception("progress callback of request %s failed", event.request_id)
 
     async def _answer(self, request: Request) -> None:
         """Run the handler of one incoming request and send its result or error."""
@@ -332,13 +335,13 @@ class Peer:
         except RemoteProtocolError as exc:
             self.session.send_error(request.id, exc.code, exc.message, exc.data)
         except Exception as exc:
-            traceback.print_exc(file=sys.stderr)
+            logger.exception("handler of %s (request %s) failed", request.method, request.id)
             self.session.send_error(request.id, INTERNAL_ERROR, f"Internal error: {exc}")
         else:
             try:
                 self.session.send_response(request.id, result)
             except LocalProtocolError as exc:
-                traceback.print_exc(file=sys.stderr)
+                logger.exception("cannot send the answer to %s %s", request.method, request.id)
                 self.session.send_error(request.id, INTERNAL_ERROR, f"Internal error: {exc}")
         finally:
             self._handlers.pop(request.id, None)

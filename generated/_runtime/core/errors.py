@@ -94,3 +94,17 @@ class SessionExpired(Exception):
     Raised by ``Transport.write``; deliberately not a ``ConnectionClosed``, since the
     connection itself is fine.
     """
+
+
+class MissingDependency(ImportError):
+    """An optional package that a feature needs is not installed; the message names the extra."""
+
+    def __init__(self, package: str, extra: str, feature: str) -> None:
+        super().__init__(
+            f"{feature} needs {package}, which is not installed: install the {extra!r} extra "
+            f"(pip install 'mcpgen[{extra}]', or pip install -r requirements-{extra}.txt "
+            "from the generated package)",
+            name=package,
+        )
+        self.package = package
+        self.extra = extra

@@ -16,7 +16,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import msgspec
 
-from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
+from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError, MissingDependency
 from ..core.lifecycle import as_json
 
 
@@ -59,8 +59,8 @@ def _validator(schema: Any) -> Any:
     try:
         # Imported by name: an optional dependency, typed as Any (it ships no stubs).
         jsonschema: Any = importlib.import_module("jsonschema")
-    except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise ImportError("ToolSet needs the jsonschema package: pip install jsonschema") from exc
+    except ImportError:  # pragma: no cover - depends on the installation
+        raise MissingDependency("jsonschema", "runtime", "Tools (checking arguments)") from None
     if not isinstance(schema, Mapping):
         return None
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)

@@ -13,16 +13,23 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any, Final, Protocol
+from urllib.parse import urljoin, urlsplit
 
-import aiohttp
 import msgspec
 
-from ...core.errors import INTERNAL_ERROR
+from ...core.errors import INTERNAL_ERROR, MissingDependency
 from ...core.events import RequestId
 from ...core.wire import ENCODER, Inbound, Malformed, parse
 from ..base import ConnectionClosed
 from .sse import SSEParser
 
+try:
+    import aiohttp
+except ImportError:
+    raise MissingDependency("aiohttp", "http", "the MCP HTTP client") from None
+
+MAX_REDIRECTS: Final = 3
+"""Same-origin 307/308 redirects followed for one request."""
 DEFAULT_TIMEOUT_S: Final = 30.0
 """Bound on connecting, and on each wait for the answer or body of a request not streamed."""
 JSON: Final = "application/json"
@@ -175,8 +182,10 @@ class HTTPTransportBase:
         """Send one HTTP request and return once the headers are in (the body is not read).
 
         ``stream``: the body may take forever (an SSE stream, a slow JSON answer), so no
-        read timeout. Redirects are not followed. Network failures raise ``ConnectionClosed``.
-        With ``auth``, the request goes through it (it adds the token, authorizes on 401).
+        read timeout. Only 307/308 redirects on the same origin are followed (they keep the
+        method and body: a mounted app's trailing slash). Network failures raise
+        ``ConnectionClosed``. With ``auth``, the request goes through it (it adds the token,
+        authorizes on 401).
         """
         if self.auth is not None:
             return await self.auth.send(
@@ -198,9 +207,23 @@ class HTTPTransportBase:
             total=None, connect=limit, sock_connect=limit, sock_read=None if stream else limit
         )
         try:
-            return await self._client().request(
-                method, url, headers=headers, data=content, timeout=timeout, allow_redirects=False
-            )
+            hops = 0
+            while True:
+                response = await self._client().request(
+                    method,
+                    url,
+                    headers=headers,
+                    data=content,
+                    timeout=timeout,
+                    allow_redirects=False,
+                )
+                moved = _same_origin_redirect(response, url)
+                if moved is None or hops == MAX_REDIRECTS:
+                    return response
+                await settle(response)
+                if url == self.url:  # the endpoint moved (a mount's trailing slash): go there
+                    self.url = moved
+                url, hops = moved, hops + 1
         except NETWORK_ERRORS as exc:
             raise ConnectionClosed(f"HTTP {method} {url} failed: {exc!r}") from None
 
@@ -272,3 +295,14 @@ async def settle(response: aiohttp.ClientResponse) -> None:
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(END_GRACE_S):
             await response.content.wait_eof()
+
+
+def _same_origin_redirect(response: aiohttp.ClientResponse, url: str) -> str | None:
+    """Where a 307/308 answer on the same origin sends the request again, else None."""
+    location = response.headers.get("Location")
+    if response.status not in (307, 308) or location is None:
+        return None
+    target = urljoin(url, location)
+    old, new = urlsplit(url), urlsplit(target)
+    same = (old.scheme, old.netloc) == (new.scheme, new.netloc)
+    return target if same else None

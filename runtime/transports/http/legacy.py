@@ -11,8 +11,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from urllib.parse import urljoin, urlsplit
 
-import aiohttp
-
+from ...core.errors import MissingDependency
 from ...core.wire import Outbound, outbound
 from ..base import ConnectionClosed, RelatedId
 from .base import (
@@ -24,6 +23,11 @@ from .base import (
     read_body,
 )
 from .sse import SSEParser
+
+try:
+    import aiohttp
+except ImportError:
+    raise MissingDependency("aiohttp", "http", "the MCP HTTP client") from None
 
 
 class LegacySSETransport(HTTPTransportBase):

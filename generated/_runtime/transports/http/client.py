@@ -29,9 +29,7 @@ import contextlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-import aiohttp
-
-from ...core.errors import INTERNAL_ERROR, INVALID_REQUEST
+from ...core.errors import INTERNAL_ERROR, INVALID_REQUEST, MissingDependency
 from ...core.events import RequestId
 from ...core.wire import Outbound, outbound
 from ..base import ConnectionClosed, RelatedId, SessionExpired
@@ -46,6 +44,11 @@ from .base import (
 )
 from .legacy import LegacySSETransport
 from .sse import SSEParser
+
+try:
+    import aiohttp
+except ImportError:
+    raise MissingDependency("aiohttp", "http", "the MCP HTTP client") from None
 
 if TYPE_CHECKING:
     from ...roles.client import ClientBase, InitT

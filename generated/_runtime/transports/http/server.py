@@ -15,21 +15,26 @@ import asyncio
 import contextlib
 import gc
 import importlib
-from collections.abc import Awaitable, Callable, Mapping
+import logging
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import msgspec
 
-from ...core.errors import PARSE_ERROR
+from ...core.errors import PARSE_ERROR, MissingDependency
 from ...core.wire import parse
 from ...roles.server import ServerBase
 from .session import EventStore, HttpSession, MemoryEventStore, Stream
 
-Scope = dict[str, Any]
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
+logger = logging.getLogger(__name__)
+"""The HTTP app's log: where the runner listens."""
+
+# The ASGI callables, typed as Starlette's ``ASGIApp`` so the app mounts under mypy and pyright.
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 Authenticate = Callable[[Mapping[str, str]], Awaitable[bool]]
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -158,7 +163,7 @@ class McpHttpApp:
     async def _route(
         self, scope: Scope, headers: dict[str, str], receive: Receive, send: Send
     ) -> None:
-        path, method, opts = scope["path"].rstrip("/") or "/", scope["method"], self.options
+        path, method, opts = _local_path(scope, self.options), scope["method"], self.options
         if path == opts.path.rstrip("/"):
             if method == "POST":
                 await self._post(headers, receive, send)
@@ -169,7 +174,7 @@ class McpHttpApp:
             else:
                 raise _Reject(405, f"Method {method} not allowed")
         elif opts.legacy_sse and path == opts.sse_path.rstrip("/") and method == "GET":
-            await self._legacy_stream(receive, send)
+            await self._legacy_stream(scope.get("root_path", "").rstrip("/"), receive, send)
         elif opts.legacy_sse and path == opts.messages_path.rstrip("/") and method == "POST":
             await self._legacy_post(scope, receive, send)
         else:
@@ -306,10 +311,10 @@ class McpHttpApp:
 
     # -- legacy HTTP+SSE (2024-11-05) -------------------------------------------------------
 
-    async def _legacy_stream(self, receive: Receive, send: Send) -> None:
+    async def _legacy_stream(self, root: str, receive: Receive, send: Send) -> None:
         session = self._new_session(legacy=True)
         self._register(session)
-        endpoint = f"{self.options.messages_path}?session_id={session.id}"
+        endpoint = f"{root}{self.options.messages_path}?session_id={session.id}"
         try:
             await _stream_sse(session.standalone, receive, send, [], endpoint=endpoint)
         finally:
@@ -454,8 +459,7 @@ async def serve_http(
     options: HttpOptions | None = None,
 ) -> None:
     """Serve MCP over HTTP with uvicorn until cancelled (binds to 127.0.0.1 by default)."""
-    # Imported by name: uvicorn is needed only by those who serve with it.
-    uvicorn: Any = importlib.import_module("uvicorn")
+    uvicorn = _uvicorn()
     app = McpHttpApp(servers, options)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     await uvicorn.Server(config).serve()
@@ -472,8 +476,46 @@ def run_http(
     What is loaded by then (modules, generated types, tables) lives as long as the process:
     it is frozen out of the garbage collector's scans, which then only look at new objects.
     """
-    uvicorn: Any = importlib.import_module("uvicorn")
+    try:
+        uvicorn = _uvicorn()
+    except MissingDependency as exc:  # this runner owns the process: one line, not a traceback
+        raise SystemExit(f"error: {exc}") from None
     app = McpHttpApp(servers, options)
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", lifespan="on", loop="auto"
+    )
+    sock = config.bind_socket()
+    _announce(sock.getsockname(), app.options.path)
     gc.collect()
     gc.freeze()
-    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on", loop="auto")
+    with contextlib.suppress(KeyboardInterrupt):
+        uvicorn.Server(config).run(sockets=[sock])
+
+
+def _uvicorn() -> Any:
+    """Import uvicorn, needed only by those who serve with it (imported by name: no stubs)."""
+    try:
+        return importlib.import_module("uvicorn")
+    except ImportError:
+        raise MissingDependency("uvicorn", "http", "serving MCP over HTTP") from None
+
+
+def _announce(address: Any, path: str) -> None:
+    """Say where the blocking runner listens, through logging (set up if the process has none)."""
+    if not logging.getLogger().handlers:  # like uvicorn.run: the runner owns the process
+        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    host, port = address[0], address[1]
+    shown = f"[{host}]" if ":" in host else host
+    logger.info("serving MCP over HTTP at http://%s:%d%s (Ctrl+C to stop)", shown, port, path)
+
+
+def _local_path(scope: Scope, options: HttpOptions) -> str:
+    """The request path relative to where the app is mounted (ASGI ``root_path``), without a
+    trailing slash; the mount point itself is the MCP endpoint (``mount("/mcp", app)``)."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "").rstrip("/")
+    if root and (path == root or path.startswith(root + "/")):
+        path = path[len(root) :]
+        if path in ("", "/"):
+            return options.path.rstrip("/") or "/"
+    return path.rstrip("/") or "/"

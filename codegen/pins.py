@@ -1,0 +1,36 @@
+"""What a generated package needs at run time: pinned requirements, written into every output.
+
+The same pins are the ``runtime`` and ``http`` extras of mcpgen's own ``pyproject.toml`` (a test
+keeps the two equal). A generated package needs none of the generator: ``pip install -r
+pkg/requirements.txt`` (or ``requirements-http.txt`` for HTTP) installs exactly what it imports.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+RUNTIME: Final = ("msgspec==0.22.0", "jsonschema==4.26.0")
+"""The core: msgspec for types and the wire; jsonschema for ``Tools`` (loaded on first use)."""
+
+HTTP: Final = (
+    "uvicorn==0.54.0",
+    "httptools==0.9.0",
+    "uvloop==0.23.0; sys_platform != 'win32'",
+    "aiohttp==3.14.5",
+)
+"""MCP over HTTP: uvicorn (with httptools, and uvloop where it exists) serves, aiohttp calls."""
+
+EXTRAS: Final = {"runtime": RUNTIME, "http": HTTP}
+"""The extras of mcpgen that carry these pins, by name."""
+
+
+def requirement_files(generator_version: str) -> dict[str, str]:
+    """Return the requirements files of a generated package, file name to text."""
+    head = f"# Written by mcpgen {generator_version}: what this package needs at run time.\n"
+    return {
+        "requirements.txt": head + "".join(f"{req}\n" for req in RUNTIME),
+        "requirements-http.txt": head
+        + "# MCP over HTTP: the core plus the HTTP server and client libraries.\n"
+        + "-r requirements.txt\n"
+        + "".join(f"{req}\n" for req in HTTP),
+    }

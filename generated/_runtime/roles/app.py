@@ -1,0 +1,458 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
+"""The decorator app: tools, resources, prompts and completions from plain typed functions, on
+top of a generated revision's low-level ``Server`` (which stays the exact API).
+
+A tool's parameters come from its signature (or one msgspec ``Struct`` parameter): its
+``inputSchema`` is ``msgspec.json.schema`` of them, arguments are decoded and validated by
+msgspec. Its return annotation gives ``outputSchema`` and ``structuredContent`` (a Struct,
+dataclass or TypedDict as is, any other value as ``{"result": value}``); a ``str`` gives text
+content only. An exception becomes an ``isError`` result carrying its message. A parameter
+annotated ``Context`` receives progress and logging. Everything crosses to the revision's types
+through its method table (wire dicts converted by msgspec), so one app serves any revision.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import inspect
+import re
+import typing
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from types import UnionType
+from typing import Any, Protocol, TypeVar, Union, is_typeddict, overload
+
+import msgspec
+
+from ..core.codec import convert
+from ..core.errors import INVALID_PARAMS
+from ..core.methods import MethodSpec
+from .app_context import Context, json_items, json_object, object_schema, text_block
+from .peer import MCPError
+from .server import ServerBase, ServerContext
+from .tools import ToolCall
+
+F = TypeVar("F", bound=Callable[..., object])
+R = TypeVar("R")
+Json = dict[str, Any]
+_TEMPLATE_VAR = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_ENCODER = msgspec.json.Encoder()
+RESOURCE_NOT_FOUND = -32002
+"""The error code MCP gives a read of a resource that does not exist."""
+
+
+class Revision(Protocol):
+    """What the app needs of a generated revision package (``pkg.v2025_11_25``)."""
+
+    @property
+    def METHODS(self) -> Mapping[str, MethodSpec[Any, Any]]:
+        """The revision's method table."""
+        ...
+
+    @property
+    def Server(self) -> type[ServerBase]:
+        """The revision's low-level server class."""
+        ...
+
+
+class Decorator(Protocol):
+    """What ``@app.tool(...)`` and friends return: registers a function, returns it unchanged."""
+
+    def __call__(self, fn: F, /) -> F:
+        """Register ``fn``."""
+        ...
+
+
+def _doc(fn: Callable[..., object]) -> str | None:
+    text = inspect.getdoc(fn)
+    return text.split("\n\n")[0].replace("\n", " ") if text else None
+
+
+def _is_record(tp: object) -> bool:
+    """Struct, dataclass or TypedDict: returned as structured content as it is."""
+    if not isinstance(tp, type):
+        return False
+    cls: type[object] = tp
+    return issubclass(cls, msgspec.Struct) or dataclasses.is_dataclass(cls) or is_typeddict(cls)
+
+
+async def _called(fn: Callable[..., object], *args: object, **kwargs: object) -> object:
+    """Call a sync or async function and return its value."""
+    value = fn(*args, **kwargs)
+    return await value if inspect.isawaitable(value) else value
+
+
+@dataclasses.dataclass(frozen=True)
+class _Tool:
+    """A tool: its definition on the wire and how to call its function."""
+
+    fn: Callable[..., object]
+    definition: Json
+    arguments: type[msgspec.Struct]
+    struct_param: str | None
+    context_param: str | None
+    output: str  # "text" (str), "content" (blocks), "record" (as is), "wrapped", "none"
+    is_async: bool
+
+    @classmethod
+    def build(cls, fn: Callable[..., object], name: str | None, title: str | None) -> _Tool:
+        """Read the signature and return annotation of ``fn``."""
+        hints = typing.get_type_hints(fn, include_extras=True)
+        params = inspect.signature(fn).parameters.values()
+        context = next((p.name for p in params if hints.get(p.name) is Context), None)
+        plain = [p for p in params if p.name != context]
+        tool_name = name or fn.__name__
+        struct_param = None
+        if len(plain) == 1 and _is_struct(hints.get(plain[0].name)):
+            struct_param, arguments = plain[0].name, hints[plain[0].name]
+        else:
+            fields = [
+                (p.name, hints.get(p.name, Any))
+                if p.default is inspect.Parameter.empty
+                else (p.name, hints.get(p.name, Any), p.default)
+                for p in plain
+            ]
+            arguments = msgspec.defstruct(f"{tool_name}_arguments", fields, kw_only=True)
+        definition: Json = {"name": tool_name, "inputSchema": object_schema(arguments)}
+        if (description := _doc(fn)) is not None:
+            definition["description"] = description
+        if title is not None:
+            definition["title"] = title
+        returns = hints.get("return", type(None))
+        if returns is str:
+            output = "text"
+        elif returns is type(None):
+            output = "none"
+        elif _is_content_list(returns):
+            output = "content"
+        elif _is_record(returns):
+            output = "record"
+            definition["outputSchema"] = object_schema(returns)
+        else:
+            output = "wrapped"
+            wrapper = msgspec.defstruct(f"{tool_name}_output", [("result", returns)])
+            definition["outputSchema"] = object_schema(wrapper)
+        is_async = inspect.iscoroutinefunction(fn)
+        return cls(fn, definition, arguments, struct_param, context, output, is_async)
+
+    async def call(
+        self, arguments: object, ctx: ServerContext, methods: Mapping[str, MethodSpec[Any, Any]]
+    ) -> Json:
+        """Decode the arguments, call the function, shape the result; failures are isError."""
+        try:
+            args = msgspec.convert(arguments or {}, self.arguments)
+        except msgspec.ValidationError as exc:
+            return {"content": [text_block(f"invalid arguments: {exc}")], "isError": True}
+        kwargs: dict[str, object] = (
+            {self.struct_param: args}
+            if self.struct_param is not None
+            else msgspec.structs.asdict(args)
+        )
+        if self.context_param is not None:
+            kwargs[self.context_param] = Context(ctx, methods)
+        try:
+            value = self.fn(**kwargs)
+            if self.is_async:
+                value = await typing.cast(Awaitable[object], value)
+        except Exception as exc:  # the model reads the error and may try again
+            return {"content": [text_block(str(exc) or type(exc).__name__)], "isError": True}
+        if self.output == "none":
+            return {"content": []}
+        if self.output == "text":
+            return {"content": [text_block(str(value))]}
+        if self.output == "content":
+            return {"content": msgspec.to_builtins(value)}
+        structured = msgspec.to_builtins(value if self.output == "record" else {"result": value})
+        text = _ENCODER.encode(structured).decode()
+        return {"content": [text_block(text)], "structuredContent": structured}
+
+
+def _is_struct(tp: object) -> bool:
+    """A msgspec Struct type."""
+    return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
+
+
+def _is_content_list(tp: object) -> bool:
+    """``list[X]`` of the revision's content blocks (Structs, or a union of them): content."""
+    if typing.get_origin(tp) is not list:
+        return False
+    (item,) = typing.get_args(tp) or (object,)
+    members = typing.get_args(item) if typing.get_origin(item) in (Union, UnionType) else (item,)
+    return bool(members) and all(_is_struct(member) for member in members)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Resource:
+    """A resource or a resource template and the function that reads it."""
+
+    fn: Callable[..., object]
+    definition: Json
+    pattern: re.Pattern[str] | None  # None: a fixed URI
+
+    def contents(self, uri: str, value: object) -> Json:
+        """The ``contents`` entry for what the function returned (text or bytes)."""
+        entry: Json = {"uri": uri}
+        if "mimeType" in self.definition:
+            entry["mimeType"] = self.definition["mimeType"]
+        if isinstance(value, bytes):
+            entry["blob"] = base64.b64encode(value).decode()
+        else:
+            entry["text"] = str(value)
+        return entry
+
+
+def _prompt_definition(fn: Callable[..., object], name: str | None) -> Json:
+    arguments = [
+        {"name": p.name, "required": p.default is inspect.Parameter.empty}
+        for p in inspect.signature(fn).parameters.values()
+    ]
+    definition: Json = {"name": name or fn.__name__, "arguments": arguments}
+    if (description := _doc(fn)) is not None:
+        definition["description"] = description
+    return definition
+
+
+class App:
+    """Tools, resources, prompts and completions from decorated functions, served by a
+    revision's ``Server`` over stdio (``run``) or HTTP (``run_http``)."""
+
+    def __init__(
+        self,
+        name: str,
+        version: str = "0.1.0",
+        *,
+        revision: Revision,
+        also: Sequence[Revision] = (),
+        instructions: str | None = None,
+    ) -> None:
+        self.name, self.version, self.instructions = name, version, instructions
+        self.revisions = (revision, *also)
+        """The revisions served: the first is the default, the others are negotiated too."""
+        self.tools: dict[str, _Tool] = {}
+        self.resources: dict[str, _Resource] = {}
+        self.prompts: dict[str, tuple[Callable[..., object], Json]] = {}
+        self.completions: dict[tuple[str, str], Callable[[str], object]] = {}
+
+    # -- registration --------------------------------------------------------------------
+
+    @overload
+    def tool(self, fn: F, /) -> F: ...
+
+    @overload
+    def tool(self, *, name: str | None = None, title: str | None = None) -> Decorator: ...
+
+    def tool(
+        self,
+        fn: Callable[..., object] | None = None,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+    ) -> object:
+        """Register a function as a tool (``@app.tool`` or ``@app.tool(name=...)``)."""
+
+        def register(fn: F) -> F:
+            tool = _Tool.build(fn, name, title)
+            self.tools[tool.definition["name"]] = tool
+            return fn
+
+        return register if fn is None else register(fn)
+
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str | None = None,
+        mime_type: str | None = None,
+        title: str | None = None,
+    ) -> Decorator:
+        """Register a resource; a URI with ``{name}`` parts is a template whose parts become
+        the function's arguments."""
+
+        def register(fn: F) -> F:
+            templated = _TEMPLATE_VAR.search(uri) is not None
+            definition: Json = {"uriTemplate" if templated else "uri": uri}
+            definition["name"] = name or fn.__name__
+            for key, value in (
+                ("mimeType", mime_type),
+                ("title", title),
+                ("description", _doc(fn)),
+            ):
+                if value is not None:
+                    definition[key] = value
+            pattern = None
+            if templated:
+                parts = _TEMPLATE_VAR.split(uri)
+                regex = "".join(
+                    f"(?P<{part}>[^/]+)" if i % 2 else re.escape(part)
+                    for i, part in enumerate(parts)
+                )
+                pattern = re.compile(regex)
+            self.resources[uri] = _Resource(fn, definition, pattern)
+            return fn
+
+        return register
+
+    @overload
+    def prompt(self, fn: F, /) -> F: ...
+
+    @overload
+    def prompt(self, *, name: str | None = None) -> Decorator: ...
+
+    def prompt(self, fn: Callable[..., object] | None = None, *, name: str | None = None) -> object:
+        """Register a prompt; its arguments are the function's parameters (strings)."""
+
+        def register(fn: F) -> F:
+            definition = _prompt_definition(fn, name)
+            self.prompts[definition["name"]] = (fn, definition)
+            return fn
+
+        return register if fn is None else register(fn)
+
+    def completion(
+        self, ref: str, argument: str
+    ) -> Callable[[Callable[[str], R]], Callable[[str], R]]:
+        """Register completions of ``argument`` of a prompt (by name) or a resource template
+        (by its URI template); the function takes the typed prefix and returns candidates."""
+
+        def register(fn: Callable[[str], R]) -> Callable[[str], R]:
+            self.completions[(ref, argument)] = fn
+            return fn
+
+        return register
+
+    # -- serving -------------------------------------------------------------------------
+
+    def server(self, revision: Revision | None = None) -> ServerBase:
+        """A low-level server of ``revision`` (default: the app's first) answering for the app."""
+        revision = revision or self.revisions[0]
+        handlers = _Handlers(self, revision)
+        routes = revision.Server.ROUTES
+        wanted = {
+            "tools/list": bool(self.tools),
+            "tools/call": bool(self.tools),
+            "resources/list": any(r.pattern is None for r in self.resources.values()),
+            "resources/templates/list": any(r.pattern for r in self.resources.values()),
+            "resources/read": bool(self.resources),
+            "prompts/list": bool(self.prompts),
+            "prompts/get": bool(self.prompts),
+            "completion/complete": bool(self.completions),
+        }
+        namespace: dict[str, object] = {
+            "name": self.name,
+            "version": self.version,
+            "instructions": self.instructions,
+        }
+        for method, used in wanted.items():
+            if used and method in routes:
+                namespace[routes[method]] = handlers.handler(method)
+        cls = type(f"{revision.Server.__name__}App", (revision.Server,), namespace)
+        server: ServerBase = cls()
+        return server
+
+    def servers(self) -> list[ServerBase]:
+        """One low-level server per revision of the app, the default first."""
+        return [self.server(revision) for revision in self.revisions]
+
+    def run(self) -> None:
+        """Serve over stdio until the client closes stdin (blocking)."""
+        first, *others = self.servers()
+        first.run_stdio(*others)
+
+    def run_http(self, host: str = "127.0.0.1", port: int = 8000) -> None:
+        """Serve Streamable HTTP at ``http://host:port/mcp`` until interrupted (blocking)."""
+        from ..transports.http.server import run_http
+
+        run_http(self.servers(), host, port)
+
+
+class _Handlers:
+    """The handlers of the app's server: wire dicts in and out, converted by the method table."""
+
+    def __init__(self, app: App, revision: Revision) -> None:
+        self.app = app
+        self.methods = revision.METHODS
+
+    def handler(self, method: str) -> Callable[[ServerBase, Any, ServerContext], Awaitable[object]]:
+        """The handler of ``method``: params to wire dict, answer, wire dict to result type."""
+        spec = self.methods[method]
+        if method == "tools/call":
+            return self._call_tool_handler(spec)
+        answer = {
+            "tools/list": self.list_tools,
+            "resources/list": self.list_resources,
+            "resources/templates/list": self.list_templates,
+            "resources/read": self.read_resource,
+            "prompts/list": self.list_prompts,
+            "prompts/get": self.get_prompt,
+            "completion/complete": self.complete,
+        }[method]
+
+        async def handle(server: ServerBase, params: object, ctx: ServerContext) -> object:
+            wire = json_object(msgspec.to_builtins(params))
+            return convert(await answer(wire, ctx), spec.result)
+
+        return handle
+
+    def _call_tool_handler(
+        self, spec: MethodSpec[Any, Any]
+    ) -> Callable[[ServerBase, ToolCall, ServerContext], Awaitable[object]]:
+        """The hot path: params read through ``ToolCall``, no wire dict of them."""
+        tools, methods, result_type = self.app.tools, self.methods, spec.result
+
+        async def handle(server: ServerBase, params: ToolCall, ctx: ServerContext) -> object:
+            tool = tools.get(params.name)
+            if tool is None:
+                unknown = text_block(f"unknown tool {params.name!r}")
+                return convert({"content": [unknown], "isError": True}, result_type)
+            return convert(await tool.call(params.arguments, ctx, methods), result_type)
+
+        return handle
+
+    async def list_tools(self, params: Json, ctx: ServerContext) -> Json:
+        """``tools/list``: every tool's definition."""
+        return {"tools": [tool.definition for tool in self.app.tools.values()]}
+
+    async def list_resources(self, params: Json, ctx: ServerContext) -> Json:
+        """``resources/list``: the resources with a fixed URI."""
+        found = [r.definition for r in self.app.resources.values() if r.pattern is None]
+        return {"resources": found}
+
+    async def list_templates(self, params: Json, ctx: ServerContext) -> Json:
+        """``resources/templates/list``: the resources with a URI template."""
+        found = [r.definition for r in self.app.resources.values() if r.pattern is not None]
+        return {"resourceTemplates": found}
+
+    async def read_resource(self, params: Json, ctx: ServerContext) -> Json:
+        """``resources/read``: the first resource whose URI or template matches."""
+        uri = str(params.get("uri", ""))
+        for key, resource in self.app.resources.items():
+            match = resource.pattern.fullmatch(uri) if resource.pattern else None
+            if key == uri or match is not None:
+                value = await _called(resource.fn, **(match.groupdict() if match else {}))
+                return {"contents": [resource.contents(uri, value)]}
+        raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri})
+
+    async def list_prompts(self, params: Json, ctx: ServerContext) -> Json:
+        """``prompts/list``: every prompt's definition."""
+        return {"prompts": [definition for _, definition in self.app.prompts.values()]}
+
+    async def get_prompt(self, params: Json, ctx: ServerContext) -> Json:
+        """``prompts/get``: the prompt function's text as one user message."""
+        name = str(params.get("name"))
+        if name not in self.app.prompts:
+            raise MCPError(INVALID_PARAMS, f"unknown prompt {name!r}")
+        fn, definition = self.app.prompts[name]
+        value = await _called(fn, **dict(params.get("arguments") or {}))
+        result: Json = {"messages": [{"role": "user", "content": text_block(str(value))}]}
+        if "description" in definition:
+            result["description"] = definition["description"]
+        return result
+
+    async def complete(self, params: Json, ctx: ServerContext) -> Json:
+        """``completion/complete``: the candidates of the registered completion, if any."""
+        ref, argument = json_object(params.get("ref")), json_object(params.get("argument"))
+        key = (str(ref.get("name") or ref.get("uri")), str(argument.get("name")))
+        fn = self.app.completions.get(key)
+        found: object = await _called(fn, str(argument.get("value", ""))) if fn else None
+        values = [str(v) for v in json_items(found)]
+        return {"completion": {"values": values[:100], "total": len(values)}}

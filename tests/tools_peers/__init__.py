@@ -1,0 +1,1 @@
+"""Servers whose tools ``mcpgen tools`` binds in the tests, and the user code that calls them."""
