@@ -1,8 +1,9 @@
 """What a generated package needs at run time: pinned requirements, written into every output.
 
-The same pins are the ``runtime`` and ``http`` extras of mcpgen's own ``pyproject.toml`` (a test
+The same pins are the ``runtime``, ``http`` and ``auth`` extras of mcpgen's own ``pyproject.toml`` (a test
 keeps the two equal). A generated package needs none of the generator: ``pip install -r
-pkg/requirements.txt`` (or ``requirements-http.txt`` for HTTP) installs exactly what it imports.
+pkg/requirements.txt`` (``requirements-http.txt`` for HTTP,
+``requirements-auth.txt`` for authorization) installs exactly what it imports.
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ HTTP: Final = (
 )
 """MCP over HTTP: uvicorn (with httptools, and uvloop where it exists) serves, aiohttp calls."""
 
-EXTRAS: Final = {"runtime": RUNTIME, "http": HTTP}
+AUTH: Final = ("PyJWT==2.15.1", "cryptography==50.0.2")
+"""Authorization (``_runtime.auth``, loaded only when used): JOSE/JWT on PyJWT, keys on cryptography."""
+
+EXTRAS: Final = {"runtime": RUNTIME, "http": HTTP, "auth": AUTH}
 """The extras of mcpgen that carry these pins, by name."""
 
 
@@ -33,4 +37,8 @@ def requirement_files(generator_version: str) -> dict[str, str]:
         + "# MCP over HTTP: the core plus the HTTP server and client libraries.\n"
         + "-r requirements.txt\n"
         + "".join(f"{req}\n" for req in HTTP),
+        "requirements-auth.txt": head
+        + "# OAuth 2.1 client and resource server: HTTP plus the JOSE/JWT libraries.\n"
+        + "-r requirements-http.txt\n"
+        + "".join(f"{req}\n" for req in AUTH),
     }

@@ -115,8 +115,15 @@ def test_generated_package_carries_py_typed_and_exact_requirements() -> None:
     assert [line for line in core if not line.startswith("#")] == list(pins.RUNTIME)
     assert "-r requirements.txt" in http
     assert set(pins.HTTP) <= set(http)
-    assert set(files) == {"requirements.txt", "requirements-http.txt"}
-    named = {req.split("==")[0] for req in (*pins.RUNTIME, *pins.HTTP)}
+    auth = (GENERATED / "requirements-auth.txt").read_text(encoding="utf-8").splitlines()
+    assert "-r requirements-http.txt" in auth
+    assert set(pins.AUTH) <= set(auth)
+    assert set(files) == {"requirements.txt", "requirements-http.txt", "requirements-auth.txt"}
+    import_names = {"PyJWT": "jwt"}
+    named = {
+        import_names.get(name, name)
+        for name in (req.split("==")[0] for req in (*pins.RUNTIME, *pins.HTTP, *pins.AUTH))
+    }
     # uvicorn loads httptools and uvloop itself; everything else must be imported by the package.
     assert _third_party_imports(GENERATED) == named - {"httptools", "uvloop"}
 
