@@ -142,7 +142,9 @@ async def test_a_slow_listener_gets_changes_coalesced() -> None:
 
 async def test_pluggable_bus_is_used_for_fan_out() -> None:
     class CountingBus(LocalBus):
-        published: list[Change] = []
+        def __init__(self) -> None:
+            super().__init__()
+            self.published: list[Change] = []
 
         async def publish(self, change: Change) -> None:
             self.published.append(change)
