@@ -31,9 +31,11 @@ from typing import TYPE_CHECKING, Any, Final
 import aiohttp
 import msgspec
 
-from .errors import INTERNAL_ERROR, INVALID_REQUEST
-from .events import RequestId
-from .http_base import (
+from ...core.errors import INTERNAL_ERROR, INVALID_REQUEST
+from ...core.events import RequestId
+from ...core.wire import Envelope
+from ..base import ConnectionClosed, RelatedId, SessionExpired
+from .base import (
     DEFAULT_TIMEOUT_S,
     EVENT_STREAM,
     JSON,
@@ -43,13 +45,11 @@ from .http_base import (
     read_body,
     request_ids,
 )
-from .http_legacy import LegacySSETransport
+from .legacy import LegacySSETransport
 from .sse import SSEParser
-from .transport import ConnectionClosed, RelatedId, SessionExpired
-from .wire import Envelope
 
 if TYPE_CHECKING:
-    from .client import ClientBase
+    from ...roles.client import ClientBase
 
 SESSION_HEADER: Final = "Mcp-Session-Id"
 VERSION_HEADER: Final = "MCP-Protocol-Version"

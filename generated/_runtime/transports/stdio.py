@@ -1,3 +1,4 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
 """The stdio transport: newline-delimited UTF-8 JSON over a subprocess's stdin and stdout.
 
 Server side: ``stdio_server()`` reads this process's stdin and writes its stdout, after moving
@@ -17,7 +18,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from .transport import ConnectionClosed, RelatedId
+from .base import ConnectionClosed, RelatedId
 
 DEFAULT_MAX_FRAME: Final = 16 * 1024 * 1024
 """Largest frame read, in bytes; a longer line is discarded and reported as oversize."""

@@ -1,4 +1,3 @@
-# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
 """Tools with their functions: ``tools/list`` and ``tools/call`` with checked arguments.
 
 Arguments are checked against the tool's ``inputSchema`` and, where the revision has it,
@@ -16,7 +15,7 @@ from typing import Any, Generic, TypeVar
 
 import msgspec
 
-from .errors import INTERNAL_ERROR, INVALID_PARAMS
+from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS
 from .peer import MCPError
 
 ToolT = TypeVar("ToolT")

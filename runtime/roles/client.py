@@ -1,4 +1,3 @@
-# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
 """The client side: the base of generated ``Client`` classes.
 
 ``connect`` runs the handshake: ``initialize`` with this revision's version and the
@@ -15,15 +14,15 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from .codec import convert
-from .errors import METHOD_NOT_FOUND
-from .events import Notification, Request
-from .jsonrpc import Session
-from .lifecycle import accept_version, as_json, gate
-from .methods import MethodSpec
+from ..core.codec import convert
+from ..core.errors import METHOD_NOT_FOUND
+from ..core.events import Notification, Request
+from ..core.lifecycle import accept_version, as_json, gate
+from ..core.methods import MethodSpec
+from ..core.session import Session
+from ..transports.base import SessionExpired, Transport
 from .peer import MCPError, Peer, ProgressCallback
 from .server import Connection, RequestContext, implemented_capabilities, is_implemented
-from .transport import SessionExpired, Transport
 
 DEFAULT_TIMEOUT_S = 60.0
 """How long a request waits for its response unless the call or the client says otherwise."""
@@ -110,7 +109,7 @@ class ClientBase(Connection):
         cwd: str | None = None,
     ) -> Any:
         """Start an MCP server as a subprocess and connect to it over stdio."""
-        from .stdio import spawn_server
+        from ..transports.stdio import spawn_server
 
         transport = await spawn_server(command, args, env, cwd)
         return await self.connect(

@@ -1,4 +1,3 @@
-# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
 """The server side: the base of generated ``Server`` classes and the connection that runs them.
 
 A generated ``Server`` has one async method per request a client may send; a subclass
@@ -13,13 +12,13 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, ClassVar, TypeVar
 
-from .errors import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
-from .events import Notification, Request
-from .jsonrpc import Session
-from .lifecycle import as_json, choose_version, gate, has_capability
-from .methods import MethodSpec
+from ..core.errors import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
+from ..core.events import Notification, Request
+from ..core.lifecycle import as_json, choose_version, gate, has_capability
+from ..core.methods import MethodSpec
+from ..core.session import Session
+from ..transports.base import Transport
 from .peer import MCPError, Peer
-from .transport import Transport
 
 F = TypeVar("F", bound=Callable[..., Any])
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -180,7 +179,7 @@ class ServerBase:
 
     async def serve_stdio(self, *more: ServerBase) -> None:
         """Serve one client over this process's stdin and stdout."""
-        from .stdio import stdio_server
+        from ..transports.stdio import stdio_server
 
         await self.serve(await stdio_server(), *more)
 

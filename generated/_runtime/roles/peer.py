@@ -1,3 +1,4 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
 """The asyncio driver: one sans-I/O ``Session`` moved over one ``Transport``.
 
 Reading: ``run()`` reads frames, feeds them to the session and acts on the events (each
@@ -19,8 +20,8 @@ from typing import Any
 
 import msgspec
 
-from .errors import INTERNAL_ERROR, ErrorObject, LocalProtocolError, RemoteProtocolError
-from .events import (
+from ..core.errors import INTERNAL_ERROR, ErrorObject, LocalProtocolError, RemoteProtocolError
+from ..core.events import (
     Cancelled,
     ErrorResponse,
     Event,
@@ -32,9 +33,9 @@ from .events import (
     RequestId,
     Response,
 )
-from .jsonrpc import Session
-from .transport import ConnectionClosed, SessionExpired, Transport
-from .wire import ENVELOPE_DECODER
+from ..core.session import Session
+from ..core.wire import ENVELOPE_DECODER
+from ..transports.base import ConnectionClosed, SessionExpired, Transport
 
 ProgressCallback = Callable[[Any], Awaitable[None] | None]
 """Called with each ``notifications/progress`` params for a request we sent."""

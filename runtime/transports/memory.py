@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from .transport import ConnectionClosed, RelatedId
+from .base import ConnectionClosed, RelatedId
 
 
 class MemoryTransport:

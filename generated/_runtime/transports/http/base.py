@@ -18,11 +18,11 @@ from typing import Any, Final
 import aiohttp
 import msgspec
 
-from .errors import INTERNAL_ERROR
-from .events import RequestId
+from ...core.errors import INTERNAL_ERROR
+from ...core.events import RequestId
+from ...core.wire import ENCODER, ENVELOPE_DECODER, FRAME_DECODER, Envelope, is_id
+from ..base import ConnectionClosed
 from .sse import SSEParser
-from .transport import ConnectionClosed
-from .wire import ENCODER, ENVELOPE_DECODER, FRAME_DECODER, Envelope, is_id
 
 DEFAULT_TIMEOUT_S: Final = 30.0
 """Bound on connecting, and on each wait for the answer or body of a request not streamed."""

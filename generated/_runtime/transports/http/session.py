@@ -1,3 +1,4 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
 """The server-side state of MCP over HTTP: sessions, their streams, and the event store.
 
 A session is one ``ServerConnection`` whose transport is ``SessionTransport``: frames POSTed
@@ -20,9 +21,9 @@ from typing import Any, Final, Protocol
 
 import msgspec
 
-from .events import RequestId
-from .server import ServerBase, ServerConnection
-from .transport import ConnectionClosed, RelatedId
+from ...core.events import RequestId
+from ...roles.server import ServerBase, ServerConnection
+from ..base import ConnectionClosed, RelatedId
 
 STANDALONE: Final = "get"
 """The stream id of the GET stream (server-initiated messages)."""

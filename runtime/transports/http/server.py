@@ -20,8 +20,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import msgspec
 
-from .http_session import EventStore, HttpSession, MemoryEventStore, Stream
-from .server import ServerBase
+from ...roles.server import ServerBase
+from .session import EventStore, HttpSession, MemoryEventStore, Stream
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]

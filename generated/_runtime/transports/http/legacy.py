@@ -14,7 +14,8 @@ from urllib.parse import urljoin, urlsplit
 
 import aiohttp
 
-from .http_base import (
+from ..base import ConnectionClosed, RelatedId
+from .base import (
     EVENT_STREAM,
     JSON,
     NETWORK_ERRORS,
@@ -25,7 +26,6 @@ from .http_base import (
     request_ids,
 )
 from .sse import SSEParser
-from .transport import ConnectionClosed, RelatedId
 
 
 class LegacySSETransport(HTTPTransportBase):
