@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from runtime.transports.http.headers import (
+from generated._runtime.transports.http.headers import (
     HEADER_MISMATCH,
     HeaderError,
     InvalidToolHeaders,

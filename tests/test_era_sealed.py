@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.core.sealed import STATE_KEY_ENV, InvalidRequestState, StateSealer, binding
+from generated._runtime.core.sealed import STATE_KEY_ENV, InvalidRequestState, StateSealer, binding
 
 KEY = "k" * 32
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from runtime.roles.subscriptions import (
+from generated._runtime.roles.subscriptions import (
     Change,
     Filter,
     FilterError,

@@ -151,8 +151,7 @@ class RevisionIR:
             ("types.py.jinja", "types.py"),
             ("methods.py.jinja", "methods.py"),
         ]
-        if self.has_handshake:
-            files += [("client.py.jinja", "client.py"), ("server.py.jinja", "server.py")]
+        files += [("client.py.jinja", "client.py"), ("server.py.jinja", "server.py")]
         return tuple(files)
 
     @property
@@ -161,8 +160,6 @@ class RevisionIR:
 
         ``import pkg.vX.types`` stays as light as the types; ``pkg.vX.Client`` loads the runtime.
         """
-        if not self.has_handshake:
-            return ()
         return (
             ("Client", "client"),
             ("Server", "server"),

@@ -5,14 +5,23 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .methods import METHODS
 from .types import PROTOCOL_VERSION
 
-_LAZY: dict[str, str] = {}
+if TYPE_CHECKING:
+    from .client import Client
+    from .server import Server, ServerContext, Tools
 
-__all__ = ["METHODS", "PROTOCOL_VERSION"]
+_LAZY: dict[str, str] = {
+    "Client": "client",
+    "Server": "server",
+    "ServerContext": "server",
+    "Tools": "server",
+}
+
+__all__ = ["METHODS", "PROTOCOL_VERSION", "Client", "Server", "ServerContext", "Tools"]
 
 
 def __getattr__(name: str) -> Any:
