@@ -22,6 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 import msgspec
 
 from ...roles.server import ServerBase
+from .modern import modern_engine, serve_modern_post, wants_modern
 from .session import EventStore, HttpSession, MemoryEventStore, Stream
 
 Scope = dict[str, Any]
@@ -97,10 +98,12 @@ class McpHttpApp:
     """The ASGI application serving MCP over HTTP for one or more protocol revisions."""
 
     def __init__(self, servers: ServerBase | list[ServerBase], options: HttpOptions | None = None):
-        self.servers = servers if isinstance(servers, list) else [servers]
+        every = servers if isinstance(servers, list) else [servers]
+        self.servers = [s for s in every if "initialize" in s.METHODS]
         self.options = options or HttpOptions()
         self.sessions: dict[str, HttpSession] = {}
         self.versions = {s.PROTOCOL_VERSION for s in self.servers}
+        self.modern = modern_engine(every, self.versions)
         self._sweeper: asyncio.Task[None] | None = None
 
     def _register(self, session: HttpSession) -> None:
@@ -170,6 +173,8 @@ class McpHttpApp:
         if path == opts.path.rstrip("/"):
             if method == "POST":
                 await self._post(headers, receive, send)
+            elif self.modern is not None and (not self.servers or wants_modern(headers, b"")):
+                raise _Reject(405, f"Method {method} not allowed (2026-07-28: POST only)")
             elif method == "GET":
                 await self._get(headers, receive, send)
             elif method == "DELETE":
@@ -215,6 +220,9 @@ class McpHttpApp:
         if not headers.get("content-type", "").startswith("application/json"):
             raise _Reject(415, "Unsupported Media Type: Content-Type must be application/json")
         body = await _read_body(receive, self.options.max_body)
+        if self.modern is not None and (not self.servers or wants_modern(headers, body)):
+            await serve_modern_post(self.modern, headers, body, receive, send)
+            return
         try:
             # Only what routing needs (id, method, params of a cancellation); the session core
             # decodes the body for real.
