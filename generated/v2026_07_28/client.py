@@ -70,7 +70,7 @@ class Client(ClientBase):
     async def complete(
         self,
         *,
-        meta: dict[str, Any],
+        meta: dict[str, Any] | UnsetType = UNSET,
         argument: CompleteRequestParamsArgument,
         context: CompleteRequestParamsContext | UnsetType = UNSET,
         ref: PromptReference | ResourceTemplateReference,
@@ -89,7 +89,7 @@ class Client(ClientBase):
     async def get_prompt(
         self,
         *,
-        meta: dict[str, Any],
+        meta: dict[str, Any] | UnsetType = UNSET,
         arguments: dict[str, str] | UnsetType = UNSET,
         input_responses: InputResponses | UnsetType = UNSET,
         name: str,
@@ -115,7 +115,7 @@ class Client(ClientBase):
     async def list_prompts(
         self,
         *,
-        meta: dict[str, Any],
+        meta: dict[str, Any] | UnsetType = UNSET,
         cursor: str | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
         progress: ProgressCallback | None = None,
@@ -130,7 +130,7 @@ class Client(ClientBase):
         return cast(ListPromptsResult, result)
 
     async def iter_prompts(
-        self, *, meta: dict[str, Any], timeout: float | Default | None = DEFAULT
+        self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | Default | None = DEFAULT
     ) -> AsyncIterator[Prompt]:
         """Every item of ``prompts/list``, page after page (follows ``nextCursor``)."""
         cursor: str | UnsetType = UNSET
@@ -145,7 +145,7 @@ class Client(ClientBase):
     async def list_resources(
         self,
         *,
-        meta: dict[str, Any],
+        meta: dict[str, Any] | UnsetType = UNSET,
         cursor: str | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
         progress: ProgressCallback | None = None,
@@ -160,7 +160,7 @@ class Client(ClientBase):
         return cast(ListResourcesResult, result)
 
     async def iter_resources(
-        self, *, meta: dict[str, Any], timeout: float | Default | None = DEFAULT
+        self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | Default | None = DEFAULT
     ) -> AsyncIterator[Resource]:
         """Every item of ``resources/list``, page after page (follows ``nextCursor``)."""
         cursor: str | UnsetType = UNSET
@@ -175,7 +175,7 @@ class Client(ClientBase):
     async def read_resource(
         self,
         *,
-        meta: dict[str, Any],
+        meta: dict[str, Any] | UnsetType = UNSET,
         input_responses: InputResponses | UnsetType = UNSET,
         request_state: str | UnsetType = UNSET,
         uri: str,
@@ -196,7 +196,7 @@ class Client(ClientBase):
     async def list_resource_templates(
         self,
         *,
-        meta: dict[str, Any],
+        meta: dict[str, Any] | UnsetType = UNSET,
         cursor: str | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
         progress: ProgressCallback | None = None,
@@ -211,7 +211,7 @@ class Client(ClientBase):
         return cast(ListResourceTemplatesResult, result)
 
     async def iter_resource_templates(
-        self, *, meta: dict[str, Any], timeout: float | Default | None = DEFAULT
+        self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | Default | None = DEFAULT
     ) -> AsyncIterator[ResourceTemplate]:
         """Every item of ``resources/templates/list``, page after page (follows ``nextCursor``)."""
         cursor: str | UnsetType = UNSET
@@ -226,7 +226,7 @@ class Client(ClientBase):
     async def discover(
         self,
         *,
-        meta: dict[str, Any],
+        meta: dict[str, Any] | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
         progress: ProgressCallback | None = None,
     ) -> DiscoverResult:
@@ -239,7 +239,7 @@ class Client(ClientBase):
     async def subscriptions_listen(
         self,
         *,
-        meta: dict[str, Any],
+        meta: dict[str, Any] | UnsetType = UNSET,
         notifications: SubscriptionFilter,
         timeout: float | Default | None = DEFAULT,
         progress: ProgressCallback | None = None,
@@ -256,7 +256,7 @@ class Client(ClientBase):
     async def call_tool(
         self,
         *,
-        meta: dict[str, Any],
+        meta: dict[str, Any] | UnsetType = UNSET,
         arguments: dict[str, Any] | UnsetType = UNSET,
         input_responses: InputResponses | UnsetType = UNSET,
         name: str,
@@ -282,7 +282,7 @@ class Client(ClientBase):
     async def list_tools(
         self,
         *,
-        meta: dict[str, Any],
+        meta: dict[str, Any] | UnsetType = UNSET,
         cursor: str | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
         progress: ProgressCallback | None = None,
@@ -297,7 +297,7 @@ class Client(ClientBase):
         return cast(ListToolsResult, result)
 
     async def iter_tools(
-        self, *, meta: dict[str, Any], timeout: float | Default | None = DEFAULT
+        self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | Default | None = DEFAULT
     ) -> AsyncIterator[Tool]:
         """Every item of ``tools/list``, page after page (follows ``nextCursor``)."""
         cursor: str | UnsetType = UNSET

@@ -64,6 +64,8 @@ class ClientBase(Connection):
         self._reader: asyncio.Task[None] | None = None
         self._generation = 0
         self._renew_lock = asyncio.Lock()
+        self.modern: Any = None
+        """The ``ModernSession`` once connected in the 2026-07-28 era (else None)."""
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -118,6 +120,9 @@ class ClientBase(Connection):
 
     async def close(self) -> None:
         """Close the connection (for stdio: the server's shutdown sequence)."""
+        if self.modern is not None:
+            await self.modern.channel.close()
+            self.modern = None
         if self._reader is None:
             return
         await self.peer.close()
@@ -145,8 +150,10 @@ class ClientBase(Connection):
         **_: Any,
     ) -> Any:
         """Send a request the server's capabilities allow; return its decoded result."""
-        self.check(method, sending=True)
         wait = self.timeout if isinstance(timeout, Default) else timeout
+        if self.modern is not None:  # 2026-07-28: per-request _meta, MRTR (modern_client.py)
+            return await self.modern.request(method, params, wait, progress)
+        self.check(method, sending=True)
         generation = self._generation
         try:
             return await self.peer.request(method, params, timeout=wait, progress=progress)

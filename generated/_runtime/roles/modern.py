@@ -72,6 +72,8 @@ META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
 HEADER_MISMATCH: Final = -32020
 MISSING_CLIENT_CAPABILITY: Final = -32021
 UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
+LEGACY_VERSIONS: Final = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
+"""Versions of the initialize era: a request naming one belongs to a session."""
 CACHEABLE: Final = frozenset(
     {
         "server/discover",
@@ -487,6 +489,17 @@ class ModernServer:
             if found:
                 table[tool["name"]] = found
         self._tool_headers = table
+
+
+def modern_engine(servers: Iterable[Any], legacy_versions: Iterable[str]) -> ModernServer | None:
+    """The engine for the stateless-era server among ``servers`` (a ``ModernServer`` or a
+    generated 2026-07-28 ``Server``), or None when all are of the initialize era."""
+    for server in servers:
+        if isinstance(server, ModernServer):
+            return server
+        if "initialize" not in server.METHODS:
+            return ModernServer.of(server, legacy_versions=legacy_versions)
+    return None
 
 
 _ENGINES: weakref.WeakKeyDictionary[ServerBase, ModernServer] = weakref.WeakKeyDictionary()

@@ -176,7 +176,17 @@ class ServerBase:
 
     async def serve(self, transport: Transport, *more: ServerBase) -> None:
         """Serve one connection until the client goes away (``more``: other revisions)."""
-        await ServerConnection([self, *more], transport).run()
+        from .modern import modern_engine
+
+        servers = [self, *more]
+        legacy = [s for s in servers if "initialize" in s.METHODS]
+        engine = modern_engine(servers, [s.PROTOCOL_VERSION for s in legacy])
+        if engine is None:
+            await ServerConnection(servers, transport).run()
+            return
+        from .dual import serve_both
+
+        await serve_both(transport, engine, legacy)
 
     async def serve_stdio(self, *more: ServerBase) -> None:
         """Serve one client over this process's stdin and stdout."""

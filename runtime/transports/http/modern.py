@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
 import msgspec
 
-from ...roles.modern import Frame, ModernServer, Reply, error_frame
+from ...roles.modern import LEGACY_VERSIONS, Frame, ModernServer, Reply, error_frame
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
-LEGACY_VERSIONS: Final = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
-"""Versions of the initialize era: a request naming one belongs to a session."""
 _ENCODER: Final = msgspec.json.Encoder()
 
 
@@ -30,17 +28,6 @@ class _MetaProbe(msgspec.Struct):
     """Enough of a body to tell a modern request: ``params._meta`` protocol version."""
 
     params: Any = None
-
-
-def modern_engine(servers: Iterable[Any], legacy_versions: Iterable[str]) -> ModernServer | None:
-    """The engine for the stateless-era server among ``servers`` (a ``ModernServer`` or a
-    generated 2026-07-28 ``Server``), or None when all are of the initialize era."""
-    for server in servers:
-        if isinstance(server, ModernServer):
-            return server
-        if "initialize" not in server.METHODS:
-            return ModernServer.of(server, legacy_versions=legacy_versions)
-    return None
 
 
 def wants_modern(headers: Mapping[str, str], body: bytes) -> bool:

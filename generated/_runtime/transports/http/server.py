@@ -21,8 +21,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import msgspec
 
+from ...roles.modern import modern_engine
 from ...roles.server import ServerBase
-from .modern import modern_engine, serve_modern_post, wants_modern
+from .modern import serve_modern_post, wants_modern
 from .session import EventStore, HttpSession, MemoryEventStore, Stream
 
 Scope = dict[str, Any]

@@ -1,0 +1,114 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
+"""One stream connection (stdio, memory) serving both eras (``basic/versioning.mdx``).
+
+The router reads each frame once to choose its era: ``initialize`` opens the legacy session of
+this connection (a ``ServerConnection`` fed through an inner transport, as before); a request
+whose ``_meta`` names a modern version, or any request while no legacy session exists, goes to
+the ``ModernServer``, each in its own task (``notifications/cancelled`` cancels it, and a
+cancelled request gets no response). After ``initialize`` the connection is legacy except for
+requests that carry modern ``_meta``. A frame that is not JSON is answered -32700.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any, Final
+
+import msgspec
+
+from ..core.errors import PARSE_ERROR
+from ..transports.base import ConnectionClosed, RelatedId, Transport
+from .modern import LEGACY_VERSIONS, META_VERSION, Frame, ModernServer, error_frame
+
+_ENCODER: Final = msgspec.json.Encoder()
+
+
+class _Inner:
+    """The legacy connection's transport: frames the router hands it, writes to the real one."""
+
+    def __init__(self, outer: Transport) -> None:
+        self.inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._outer = outer
+        self._closed = False
+
+    async def read(self) -> bytes | None:
+        """The next frame routed to the legacy session (None: the connection ended)."""
+        return await self.inbox.get()
+
+    async def write(self, frame: bytes, related: RelatedId = None) -> None:
+        """Write to the real transport."""
+        if self._closed:
+            raise ConnectionClosed("the legacy session is closed")
+        await self._outer.write(frame, related)
+
+    async def close(self) -> None:
+        """End the legacy session; the real transport stays open for modern requests."""
+        self._closed = True
+
+
+def is_modern(message: Any) -> bool:
+    """Whether a decoded message carries modern per-request ``_meta`` (not an initialize one)."""
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    version = meta.get(META_VERSION) if isinstance(meta, dict) else None
+    return isinstance(version, str) and version not in LEGACY_VERSIONS
+
+
+async def serve_both(transport: Transport, engine: ModernServer, legacy: list[Any]) -> None:
+    """Serve one connection until it closes: modern requests statelessly, legacy in a session."""
+    from .server import ServerConnection
+
+    inner: _Inner | None = None
+    session_task: asyncio.Task[None] | None = None
+    running: dict[Any, asyncio.Task[None]] = {}
+
+    async def write(frame: Frame) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            await transport.write(_ENCODER.encode(frame))
+
+    async def answer(message: dict[str, Any]) -> None:
+        try:
+            reply = await engine.handle(message, write)
+        finally:
+            running.pop(message.get("id"), None)
+        if reply.frame is not None:
+            await write(reply.frame)
+
+    try:
+        while (frame := await transport.read()) is not None:
+            try:
+                message = msgspec.json.decode(frame)
+            except msgspec.DecodeError as exc:
+                await write(error_frame(None, PARSE_ERROR, f"Parse error: {exc}"))
+                continue
+            method = message.get("method") if isinstance(message, dict) else None
+            if inner is None and method == "initialize" and legacy:
+                inner = _Inner(transport)
+                connection = ServerConnection(legacy, inner)
+                session_task = asyncio.create_task(connection.run())
+            if inner is not None and not is_modern(message):
+                inner.inbox.put_nowait(frame)
+                continue
+            if method == "notifications/cancelled":
+                params = message.get("params")
+                target = params.get("requestId") if isinstance(params, dict) else None
+                task = running.pop(target, None) if isinstance(target, str | int) else None
+                if task is not None:
+                    task.cancel()
+                continue
+            if isinstance(message, dict) and "id" in message and isinstance(method, str):
+                key = message["id"]
+                running[key] = asyncio.create_task(answer(message))
+                continue
+            reply = await engine.handle(message, write)
+            if reply.frame is not None:
+                await write(reply.frame)
+    finally:
+        for task in list(running.values()):
+            task.cancel()
+        if inner is not None:
+            inner.inbox.put_nowait(None)
+        if session_task is not None:
+            with contextlib.suppress(Exception):
+                await session_task

@@ -1,0 +1,351 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
+"""The modern (2026-07-28) client: per-request ``_meta``, MRTR answered by ``on_*`` handlers.
+
+A generated 2026-07-28 ``Client`` connected with ``connect_modern`` sends every request
+through a ``ModernSession``: the params get ``_meta`` with ``protocolVersion``,
+``clientCapabilities`` (from the overridden ``on_*`` handlers), ``clientInfo`` and, when set,
+``logLevel``. An ``InputRequiredResult`` is answered by calling the client's own
+``on_elicit`` / ``on_create_message`` / ``on_list_roots`` (the handlers that answer
+server->client requests in the legacy era) and retried with ``inputResponses`` and the
+echoed ``requestState``, at most ``max_rounds`` times. Results are told apart by
+``resultType``; a missing one is "complete" (older servers).
+
+Channels carry one request and its related notifications: ``StreamChannel`` over a stdio or
+memory transport (one reader; responses by id, listen notifications by subscriptionId),
+``HttpChannel`` over Streamable HTTP (one POST per request, JSON or SSE answer, the
+2026-07-28 headers). ``connect_auto`` probes ``server/discover`` and falls back to a legacy
+client on -32601 or any non-modern error, HTTP 400/404/405 without a modern error body,
+silence within ``probe_timeout``, or a server that exits (it is started again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Final, Protocol
+
+import msgspec
+
+from ..core.codec import convert
+from ..core.events import Request
+from ..transports.base import ConnectionClosed, Transport
+from .modern import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION
+from .peer import MCPError
+from .server import RequestContext
+from .subscriptions import SUBSCRIPTION_ID
+
+MODERN_ERRORS: Final = frozenset({-32020, -32021, -32022})
+"""Errors only a modern server sends: the server is modern even though it refused."""
+DEFAULT_MAX_ROUNDS: Final = 8
+DEFAULT_PROBE_TIMEOUT: Final = 5.0
+_INPUT_ROUTES: Final = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+
+Frame = dict[str, Any]
+OnNotification = Callable[[str, Any], Awaitable[None]]
+
+
+class LegacyServer(Exception):
+    """The probe says the server speaks the initialize era (the reason is the message)."""
+
+
+class Channel(Protocol):
+    """Carries one request at a time (several concurrently) and its related notifications."""
+
+    async def call(
+        self, frame: Frame, timeout: float | None, related: OnNotification | None
+    ) -> Frame:
+        """Send a request frame; return the response frame (result or error)."""
+        ...
+
+    async def close(self) -> None:
+        """Release the channel."""
+        ...
+
+
+class StreamChannel:
+    """A channel over a frame transport (stdio, memory): one reader routes what arrives."""
+
+    def __init__(self, transport: Transport, on_notification: OnNotification) -> None:
+        self.transport = transport
+        self._on_notification = on_notification
+        self._pending: dict[Any, asyncio.Future[Frame]] = {}
+        self._related: dict[Any, OnNotification] = {}
+        self._reader = asyncio.ensure_future(self._read())
+        self.closed: BaseException | None = None
+
+    async def _read(self) -> None:
+        try:
+            while (raw := await self.transport.read()) is not None:
+                try:
+                    frame = msgspec.json.decode(raw)
+                except msgspec.DecodeError:
+                    continue
+                if isinstance(frame, dict):
+                    await self._route(frame)
+            self.closed = ConnectionClosed("the server closed the connection")
+        except ConnectionClosed as exc:
+            self.closed = exc
+        finally:
+            for future in self._pending.values():
+                if not future.done():
+                    future.set_exception(self.closed or ConnectionClosed("closed"))
+
+    async def _route(self, frame: Frame) -> None:
+        method = frame.get("method")
+        if method is None:
+            future = self._pending.get(frame.get("id"))
+            if future is not None and not future.done():
+                future.set_result(frame)
+            return
+        if "id" in frame:  # no server->client requests in this era
+            return
+        raw_params = frame.get("params")
+        params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
+        raw_meta = params.get("_meta")
+        meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+        key: Any = meta.get(SUBSCRIPTION_ID)
+        if key is None and method == "notifications/progress":
+            key = ("progress", params.get("progressToken"))
+        handler = self._related.get(key)
+        with contextlib.suppress(Exception):
+            await (handler or self._on_notification)(method, params)
+
+    async def call(
+        self, frame: Frame, timeout: float | None, related: OnNotification | None
+    ) -> Frame:
+        """Write the request and wait for its response; cancel it on timeout/cancellation."""
+        if self.closed is not None:
+            raise ConnectionClosed(str(self.closed))
+        request_id = frame["id"]
+        future: asyncio.Future[Frame] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        keys = [request_id]
+        token = frame.get("params", {}).get("_meta", {}).get("progressToken")
+        if token is not None:
+            keys.append(("progress", token))
+        for key in keys:
+            if related is not None:
+                self._related[key] = related
+        try:
+            await self.transport.write(msgspec.json.encode(frame))
+            return await asyncio.wait_for(future, timeout)
+        except (asyncio.CancelledError, TimeoutError):
+            with contextlib.suppress(Exception):
+                cancel = {"requestId": request_id, "reason": "cancelled by the client"}
+                note = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel}
+                await self.transport.write(msgspec.json.encode(note))
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+            for key in keys:
+                self._related.pop(key, None)
+
+    async def detach(self) -> None:
+        """Stop reading (the transport is handed to a legacy client)."""
+        self._reader.cancel()
+        with contextlib.suppress(BaseException):
+            await self._reader
+
+    async def close(self) -> None:
+        """Close the transport."""
+        await self.detach()
+        await self.transport.close()
+
+
+class ModernSession:
+    """Sends a client's requests in the modern era (``_meta``, MRTR, resultType)."""
+
+    def __init__(
+        self,
+        client: Any,
+        channel: Channel,
+        version: str,
+        *,
+        max_rounds: int = DEFAULT_MAX_ROUNDS,
+        log_level: str | None = None,
+    ) -> None:
+        self.client = client
+        self.channel = channel
+        self.version = version
+        self.max_rounds = max_rounds
+        self.log_level = log_level
+        self._ids = itertools.count(1)
+
+    def meta(self) -> dict[str, Any]:
+        """The per-request ``_meta`` keys of this client."""
+        meta: dict[str, Any] = {
+            META_VERSION: self.version,
+            META_CAPABILITIES: self.client.capabilities(),
+            META_CLIENT_INFO: {"name": self.client.name, "version": self.client.version},
+        }
+        if self.log_level is not None:
+            meta[META_LOG_LEVEL] = self.log_level
+        return meta
+
+    async def send(
+        self, method: str, params: Any, timeout: float | None, related: OnNotification | None
+    ) -> Any:
+        """One request/response, no MRTR; return the raw result or raise ``MCPError``."""
+        body = msgspec.to_builtins(params) if params is not None else {}
+        if not isinstance(body, dict):
+            body = {}
+        body["_meta"] = {**(body.get("_meta") or {}), **self.meta()}
+        frame = {"jsonrpc": "2.0", "id": f"m{next(self._ids)}", "method": method, "params": body}
+        response = await self.channel.call(frame, timeout, related)
+        error = response.get("error")
+        if isinstance(error, dict):
+            raise MCPError(
+                int(error.get("code", -32603)), str(error.get("message")), error.get("data")
+            )
+        result = response.get("result")
+        if not isinstance(result, dict):
+            raise MCPError(-32603, f"{method}: the response has no result object")
+        return result
+
+    async def request(
+        self,
+        method: str,
+        params: Any,
+        timeout: float | None = None,
+        progress: Callable[..., Awaitable[None]] | None = None,
+    ) -> Any:
+        """Send a request, answer input rounds, return the typed result."""
+        spec = self.client.METHODS[method]
+        body = msgspec.to_builtins(params) if params is not None else {}
+        related = _progress_relay(progress) if progress is not None else None
+        if progress is not None:
+            body.setdefault("_meta", {})["progressToken"] = f"p{id(body)}"
+        for _ in range(self.max_rounds):
+            result = await self.send(method, body, timeout, related)
+            kind = result.get("resultType", "complete")
+            if kind == "complete":
+                return convert(result, spec.result) if spec.result is not None else result
+            if kind != "input_required":
+                raise MCPError(-32603, f"{method}: unknown resultType {kind!r}")
+            body = {k: v for k, v in body.items() if k not in ("inputResponses", "requestState")}
+            requests = result.get("inputRequests")
+            if isinstance(requests, dict) and requests:
+                body["inputResponses"] = await self._answer(requests)
+            if "requestState" in result:
+                body["requestState"] = result["requestState"]
+        raise MCPError(-32603, f"{method}: still input_required after {self.max_rounds} rounds")
+
+    async def _answer(self, requests: Mapping[str, Any]) -> dict[str, Any]:
+        async def one(key: str, request: Any) -> tuple[str, Any]:
+            method = request.get("method") if isinstance(request, dict) else None
+            attr = self.client.ROUTES.get(method)
+            if attr is None or method not in _INPUT_ROUTES:
+                raise MCPError(-32601, f"the server asked for {method!r}, which this client lacks")
+            spec = self.client.METHODS[method]
+            typed = convert(request.get("params") or {}, spec.params)
+            handler = getattr(self.client, attr)
+            answer = await handler(typed, RequestContext(self.client, Request(key, method, typed)))
+            return key, msgspec.to_builtins(answer)
+
+        pairs = await asyncio.gather(*(one(k, r) for k, r in requests.items()))
+        return dict(pairs)
+
+    async def listen(
+        self, notifications: Mapping[str, Any], on_notification: OnNotification
+    ) -> Any:
+        """Run ``subscriptions/listen``: deliver its notifications until it ends or is cancelled."""
+        return await self.send(
+            "subscriptions/listen", {"notifications": dict(notifications)}, None, on_notification
+        )
+
+
+def _progress_relay(progress: Callable[..., Awaitable[None]]) -> OnNotification:
+    async def relay(method: str, params: Any) -> None:
+        if method == "notifications/progress":
+            await progress(params.get("progress"), params.get("total"), params.get("message"))
+
+    return relay
+
+
+async def probe(session: ModernSession, timeout: float | None) -> tuple[str, dict[str, Any]]:
+    """Send ``server/discover``; return (version, result) or raise ``LegacyServer``."""
+    try:
+        result = await session.send("server/discover", None, timeout, None)
+    except TimeoutError:
+        raise LegacyServer("the server did not answer server/discover") from None
+    except ConnectionClosed as exc:
+        raise LegacyServer(f"the server closed the connection on server/discover: {exc}") from None
+    except MCPError as exc:
+        if exc.code == -32022 and isinstance(exc.data, dict):
+            supported = exc.data.get("supported") or []
+            if session.version not in supported:
+                raise LegacyServer(f"the server supports {supported}") from None
+        if exc.code not in MODERN_ERRORS:
+            raise LegacyServer(f"server/discover answered {exc.code}: {exc.message}") from None
+        raise
+    versions = result.get("supportedVersions") or []
+    if session.version not in versions:
+        raise LegacyServer(f"the server supports {versions}, not {session.version}")
+    return session.version, result
+
+
+async def connect_modern(
+    client: Any,
+    channel: Channel,
+    *,
+    discover: bool = True,
+    probe_timeout: float | None = None,
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
+    log_level: str | None = None,
+) -> dict[str, Any]:
+    """Attach a 2026-07-28 client to a channel (probing ``server/discover``); return its result."""
+    session = ModernSession(
+        client, channel, client.PROTOCOL_VERSION, max_rounds=max_rounds, log_level=log_level
+    )
+    result: dict[str, Any] = {}
+    if discover:
+        _, result = await probe(
+            session, probe_timeout if probe_timeout is not None else client.timeout
+        )
+        caps = result.get("capabilities")
+        client.their_capabilities = dict(caps) if isinstance(caps, dict) else {}
+        info = (result.get("_meta") or {}).get("io.modelcontextprotocol/serverInfo")
+        client.server_info = dict(info) if isinstance(info, dict) else {}
+        client.instructions = result.get("instructions")
+    client.protocol_version = client.PROTOCOL_VERSION
+    client.modern = session
+    return result
+
+
+async def connect_auto(
+    modern: Any,
+    legacy: Sequence[Any],
+    open_transport: Callable[[], Awaitable[Transport]],
+    *,
+    probe_timeout: float = DEFAULT_PROBE_TIMEOUT,
+) -> Any:
+    """Connect over a stream transport in auto mode; return the client that connected.
+
+    Probe with ``server/discover`` (modern client); on a legacy answer, silence, or exit, the
+    newest-first ``legacy`` clients negotiate with ``initialize`` (on the same transport, or
+    on a new one from ``open_transport`` when the server exited).
+    """
+    from .client import connect_any
+
+    transport = await open_transport()
+    channel = StreamChannel(transport, modern.on_notification)
+    try:
+        await connect_modern(modern, channel, probe_timeout=probe_timeout)
+        return modern
+    except LegacyServer:
+        if not legacy:
+            await channel.close()
+            raise
+    exited = channel.closed is not None
+    await channel.detach()
+    if exited:
+        with contextlib.suppress(Exception):
+            await transport.close()
+        transport = await open_transport()
+    return await connect_any(transport, list(legacy))
