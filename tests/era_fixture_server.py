@@ -1,4 +1,4 @@
-"""The conformance harness's 2026-07-28 fixture server, written on the generated package's API.
+"""The conformance harness's 2026-07-28 fixture server (dual-era: a 2025-11-25 server beside it).
 
 Carries the tools, prompts and resources the harness's scenario descriptions name (``test_*``,
 ``test://...``). Run: ``python -m tests.era_fixture_server PORT`` (Streamable HTTP on
@@ -15,6 +15,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from generated._runtime.roles.mrtr import ask
+from generated.v2025_11_25 import Server as LegacyServerBase
+from generated.v2025_11_25 import ServerContext as LegacyContext
+from generated.v2025_11_25 import types as t25
 from generated.v2026_07_28 import Server, ServerContext
 from generated.v2026_07_28 import types as t
 
@@ -455,14 +458,29 @@ class FixtureServer(Server):
         )
 
 
+class EchoLegacy(LegacyServerBase):
+    """An initialize-era (2025-11-25) server with one tool, ``echo``, that elicits in ``ask``."""
+
+    name = "legacy-echo"
+
+    async def list_tools(self, params: Any, ctx: LegacyContext) -> t25.ListToolsResult:
+        schema = {"type": "object"}
+        return t25.ListToolsResult(tools=[t25.Tool(name="echo", input_schema=schema)])
+
+    async def call_tool(
+        self, params: t25.CallToolRequestParams, ctx: LegacyContext
+    ) -> t25.CallToolResult:
+        return t25.CallToolResult(content=[t25.TextContent(text=f"legacy {params.name}")])
+
+
 def main() -> None:
     """Serve the fixture over HTTP (port argument) or stdio."""
     from generated._runtime.transports.http.server import run_http
 
     if sys.argv[1:] == ["stdio"]:
-        FixtureServer().run_stdio()
+        FixtureServer().run_stdio(EchoLegacy())
     else:
-        run_http(FixtureServer(), port=int(sys.argv[1]))
+        run_http([FixtureServer(), EchoLegacy()], port=int(sys.argv[1]))
 
 
 if __name__ == "__main__":

@@ -14,14 +14,11 @@ from generated._runtime.roles.server import RequestContext
 from generated._runtime.transports.base import RelatedId, Transport
 from generated._runtime.transports.memory import memory_pair
 from generated.v2025_11_25 import Client as LegacyClient
-from generated.v2025_11_25 import Server as LegacyServerBase
-from generated.v2025_11_25 import ServerContext as LegacyContext
-from generated.v2025_11_25 import types as t25
 from generated.v2026_07_28 import Client
 from generated.v2026_07_28 import types as t
-from tests.era_fixture_server import FixtureServer
+from tests.era_fixture_server import EchoLegacy, FixtureServer
 
-__all__ = ["FixtureServer", "LegacyClient"]
+__all__ = ["EchoLegacy", "FixtureServer", "LegacyClient"]
 
 
 class EraClient(Client):
@@ -50,21 +47,6 @@ class EraClient(Client):
 
     async def on_notification(self, method: str, params: Any) -> None:
         self.notes.append((method, params))
-
-
-class EchoLegacy(LegacyServerBase):
-    """An initialize-era (2025-11-25) server with one tool, ``echo``, that elicits in ``ask``."""
-
-    name = "legacy-echo"
-
-    async def list_tools(self, params: Any, ctx: LegacyContext) -> t25.ListToolsResult:
-        schema = {"type": "object"}
-        return t25.ListToolsResult(tools=[t25.Tool(name="echo", input_schema=schema)])
-
-    async def call_tool(
-        self, params: t25.CallToolRequestParams, ctx: LegacyContext
-    ) -> t25.CallToolResult:
-        return t25.CallToolResult(content=[t25.TextContent(text=f"legacy {params.name}")])
 
 
 class Recorder:
