@@ -144,7 +144,7 @@ async def exercise_modern(client: Client, probed: bool = True) -> None:
 
 async def test_sdk_auto_client_against_our_stdio_server() -> None:
     async with sdk(
-        StdioServerParameters(command=sys.executable, args=FIXTURE + ["stdio"], cwd=str(ROOT)),
+        StdioServerParameters(command=sys.executable, args=[*FIXTURE, "stdio"], cwd=str(ROOT)),
         "auto",
     ) as client:
         await exercise_modern(client)
