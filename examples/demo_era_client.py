@@ -46,6 +46,7 @@ class DemoClient(Client):
     """Answers the guestbook's question."""
 
     async def on_elicit(self, params: Any, ctx: Any) -> t.ElicitResult:
+        """Accept, as Ada."""
         return t.ElicitResult(action="accept", content={"name": "Ada"})
 
 
@@ -53,6 +54,7 @@ class DemoLegacyClient(LegacyClient):
     """The 2025-11-25 client: the same answer, to a server->client request."""
 
     async def on_elicit(self, params: Any, ctx: Any) -> t25.ElicitResult:
+        """Accept, as Grace."""
         return t25.ElicitResult(action="accept", content={"name": "Grace"})
 
 

@@ -53,6 +53,7 @@ class DemoServer(Server):
     list_changed = frozenset({"tools"})
 
     async def list_tools(self, params: Any, ctx: Any) -> t.ListToolsResult:
+        """The guestbook tools, cacheable for 5 s by anyone."""
         tools = [
             t.Tool(name=n, description=f"demo tool {n}", input_schema={"type": "object"})
             for n in tool_names()
@@ -60,6 +61,7 @@ class DemoServer(Server):
         return t.ListToolsResult(tools=tools, ttl_ms=5_000, cache_scope="public")
 
     async def call_tool(self, params: t.CallToolRequestParams, ctx: Any) -> t.CallToolResult:
+        """Sign the guestbook (asks the name) or add a tool (tells the listeners)."""
         if params.name == "sign_guestbook":
             form = t.ElicitRequestFormParams(
                 message="Your name for the guestbook?",
@@ -84,11 +86,13 @@ class DemoLegacyServer(LegacyServer):
     version = "1.0.0"
 
     async def list_tools(self, params: Any, ctx: Any) -> t25.ListToolsResult:
+        """The same tools."""
         return t25.ListToolsResult(
             tools=[t25.Tool(name=n, input_schema={"type": "object"}) for n in tool_names()]
         )
 
     async def call_tool(self, params: t25.CallToolRequestParams, ctx: Any) -> t25.CallToolResult:
+        """Sign the guestbook with the same handler code."""
         if params.name == "sign_guestbook":
             form = t25.ElicitRequestFormParams(
                 message="Your name for the guestbook?",

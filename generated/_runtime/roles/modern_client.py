@@ -134,7 +134,8 @@ class StreamChannel:
                 self._related[key] = related
         try:
             await self.transport.write(msgspec.json.encode(frame))
-            return await asyncio.wait_for(future, timeout)
+            async with asyncio.timeout(timeout):  # no extra task per call, unlike wait_for
+                return await future
         except (asyncio.CancelledError, TimeoutError):
             with contextlib.suppress(Exception):
                 cancel = {"requestId": request_id, "reason": "cancelled by the client"}

@@ -156,7 +156,9 @@ async def ask(ctx: Any, method: str, params: Any = None, *, key: str | None = No
 
     ``key`` names the entry in ``inputRequests`` (default: ``elicitation-1``, ...).
     """
-    rounds = getattr(ctx.connection, "rounds", None)
-    if isinstance(rounds, Rounds):
-        return rounds.ask(method, params, key)
+    from .modern import ModernConnection
+
+    connection = ctx.connection
+    if isinstance(connection, ModernConnection) and connection.rounds is not None:
+        return connection.rounds.ask(method, params, key)
     return await ctx.send_request(method, params)
