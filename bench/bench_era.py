@@ -9,6 +9,7 @@ SDK's low-level server. Medians of 3 runs; printed with ratios.
 from __future__ import annotations
 
 import asyncio
+import functools
 import socket
 import statistics
 import subprocess
@@ -130,11 +131,12 @@ async def main() -> None:
     for transport in ("stdio", "http"):
         for concurrent in (1, CONCURRENCY):
             row: dict[str, float] = {}
-            for name, run in (
-                ("ours 2026-07-28", lambda: ours("2026-07-28", transport, concurrent)),
-                ("ours 2025-11-25", lambda: ours("2025-11-25", transport, concurrent)),
-                ("sdk 2026-07-28", lambda: sdk(transport, concurrent)),
-            ):
+            runs: list[tuple[str, Callable[[], Awaitable[float]]]] = [
+                ("ours 2026-07-28", functools.partial(ours, "2026-07-28", transport, concurrent)),
+                ("ours 2025-11-25", functools.partial(ours, "2025-11-25", transport, concurrent)),
+                ("sdk 2026-07-28", functools.partial(sdk, transport, concurrent)),
+            ]
+            for name, run in runs:
                 row[name] = statistics.median([await run() for _ in range(RUNS)])
             base = row["sdk 2026-07-28"]
             cells = ", ".join(f"{k} {v:,.0f}/s ({v / base:.1f}x sdk)" for k, v in row.items())
