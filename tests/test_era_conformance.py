@@ -102,29 +102,44 @@ def fixture_url() -> Iterator[str]:
             process.wait()
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS)
-def test_conformance_scenario(scenario: str, fixture_url: str, tmp_path: Path) -> None:
-    """Every check of the scenario is SUCCESS (an INFO or SKIPPED check is not a failure)."""
+def run_harness(mode: str, target: list[str], scenario: str, out: Path) -> None:
+    """Run one harness scenario; fail on any FAILURE or WARNING check it wrote."""
     run = subprocess.run(
         [
-            node_tool("conformance"),
-            "server",
-            "--url",
-            fixture_url,
-            "--scenario",
-            scenario,
-            "--spec-version",
-            "2026-07-28",
-            "-o",
-            str(tmp_path),
+            *(node_tool("conformance"), mode, *target),
+            *("--scenario", scenario, "--spec-version", "2026-07-28", "-o", str(out)),
         ],
+        cwd=ROOT,
         env=node_env(),
         capture_output=True,
         text=True,
         timeout=180,
     )
-    results = list(tmp_path.glob("*/checks.json"))
+    results = list(out.glob("*/checks.json"))
     assert results, f"no checks.json written:\n{run.stdout}\n{run.stderr}"
     checks = json.loads(results[0].read_text())
     bad = [c for c in checks if c["status"] in ("FAILURE", "WARNING")]
     assert checks and not bad, json.dumps(bad, indent=1)[:4000]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_conformance_scenario(scenario: str, fixture_url: str, tmp_path: Path) -> None:
+    """Every check of the scenario is SUCCESS (an INFO or SKIPPED check is not a failure)."""
+    run_harness("server", ["--url", fixture_url], scenario, tmp_path)
+
+
+CLIENT_SCENARIOS = [
+    "request-metadata",
+    "sep-2322-client-request-state",
+    "http-standard-headers",
+    "http-custom-headers",
+    "http-invalid-tool-headers",
+    "tools_call",
+]
+
+
+@pytest.mark.parametrize("scenario", CLIENT_SCENARIOS)
+def test_conformance_client_scenario(scenario: str, tmp_path: Path) -> None:
+    """The harness's server checks our fixture client (``tests/era_fixture_client.py``)."""
+    command = f"{sys.executable} -m tests.era_fixture_client"
+    run_harness("client", ["--command", command], scenario, tmp_path)

@@ -199,6 +199,10 @@ class ModernSession:
         body["_meta"] = {**(body.get("_meta") or {}), **self.meta()}
         frame = {"jsonrpc": "2.0", "id": f"m{next(self._ids)}", "method": method, "params": body}
         response = await self.channel.call(frame, timeout, related)
+        if _retry_same_version(response, self.version):
+            # -32022 that lists our version (a server that changed, or a proxy): retry once
+            frame = {**frame, "id": f"m{next(self._ids)}"}
+            response = await self.channel.call(frame, timeout, related)
         error = response.get("error")
         if isinstance(error, dict):
             raise MCPError(
@@ -259,6 +263,15 @@ class ModernSession:
         return await self.send(
             "subscriptions/listen", {"notifications": dict(notifications)}, None, on_notification
         )
+
+
+def _retry_same_version(response: Frame, version: str) -> bool:
+    """Whether an answer is -32022 naming ``version`` as supported (worth one retry)."""
+    error = response.get("error")
+    if not isinstance(error, dict) or error.get("code") != -32022:
+        return False
+    data = error.get("data")
+    return isinstance(data, dict) and version in (data.get("supported") or [])
 
 
 def _progress_relay(progress: Callable[..., Awaitable[None]]) -> OnNotification:
