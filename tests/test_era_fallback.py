@@ -123,8 +123,11 @@ async def test_no_legacy_client_means_the_probe_error_surfaces() -> None:
             await connect_auto(EraClient(), [], open_transport)
 
 
-def refusing(status: int, inner: Any) -> Any:
-    """An ASGI app answering the modern probe with ``status`` and a non-JSON-RPC body."""
+def refusing(status: int | None, inner: Any) -> Any:
+    """An ASGI app answering the modern probe with ``status`` and a non-JSON-RPC body.
+
+    ``None``: never answer it (a legacy HTTP+SSE endpoint that holds the POST open).
+    """
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -137,6 +140,10 @@ def refusing(status: int, inner: Any) -> Any:
             body += message.get("body", b"")
             more = message.get("more_body", False)
         if b'"server/discover"' in body:
+            if status is None:
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                return
             await send(
                 {
                     "type": "http.response.start",
@@ -166,6 +173,17 @@ async def test_http_4xx_without_a_modern_error_falls_back(status: int) -> None:
             assert (await chosen.call_tool(name="echo")).content[0].text == "legacy echo"  # type: ignore[union-attr]
             await chosen.close()
     del url
+
+
+async def test_http_probe_that_hangs_falls_back_within_the_bound() -> None:
+    async with serve(EchoLegacy()) as (app, _), serve_app(refusing(None, app)) as url:
+        started = asyncio.get_running_loop().time()
+        chosen = await connect_http_auto(
+            EraClient(), [LegacyClient()], url + "/mcp", probe_timeout=FAST
+        )
+        assert isinstance(chosen, LegacyClient)
+        assert asyncio.get_running_loop().time() - started < FAST + 3
+        await chosen.close()
 
 
 async def test_http_legacy_server_refusing_the_sessionless_probe_falls_back() -> None:
@@ -201,7 +219,9 @@ async def serve_app(app: Any) -> AsyncIterator[str]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     server = uvicorn.Server(
-        uvicorn.Config(app, log_config=None, log_level="warning", lifespan="off")
+        uvicorn.Config(
+            app, log_config=None, log_level="warning", lifespan="off", timeout_graceful_shutdown=1
+        )
     )
     task = asyncio.create_task(server.serve(sockets=[sock]))
     for _ in range(250):
