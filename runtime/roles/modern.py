@@ -40,6 +40,12 @@ from ..transports.http.headers import (
     check_request,
     param_headers,
 )
+from .modern_connection import (
+    META_CAPABILITIES,
+    Emit,
+    Frame,
+    ModernConnection,
+)
 from .mrtr import (
     MRTR_METHODS,
     InputRequired,
@@ -49,7 +55,7 @@ from .mrtr import (
     open_rounds,
 )
 from .peer import MCPError
-from .server import LOG_LEVELS, ServerBase, implemented_capabilities, is_implemented
+from .server import ServerBase, implemented_capabilities, is_implemented
 from .subscriptions import (
     PROMPTS_CHANGED,
     RESOURCE_UPDATED,
@@ -64,9 +70,6 @@ from .subscriptions import (
 log = logging.getLogger("mcpgen.modern")
 
 META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
-META_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
-META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
-META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
 META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
 HEADER_MISMATCH: Final = -32020
 MISSING_CLIENT_CAPABILITY: Final = -32021
@@ -86,9 +89,6 @@ CACHEABLE: Final = frozenset(
 _RUNTIME_METHODS: Final = frozenset({"server/discover", "subscriptions/listen"})
 _CHANGES: Final = frozenset({TOOLS_CHANGED, PROMPTS_CHANGED, RESOURCES_CHANGED, RESOURCE_UPDATED})
 
-Frame = dict[str, Any]
-Emit = Callable[[Frame], Awaitable[None]]
-"""Writes one notification that belongs to the request being answered."""
 CacheScope = Literal["public", "private"]
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -125,80 +125,6 @@ class _Refused(Exception):
     def __init__(self, code: int, message: str, status: int, data: Any = None) -> None:
         super().__init__(message)
         self.code, self.message, self.status, self.data = code, message, status, data
-
-
-class ModernConnection:
-    """What a handler's context talks to during one modern request (no session behind it)."""
-
-    def __init__(
-        self,
-        engine: ModernServer,
-        version: str,
-        meta: Mapping[str, Any],
-        emit: Emit | None,
-        rounds: Rounds | None,
-    ) -> None:
-        self.engine = engine
-        self.protocol_version = version
-        self.methods = engine.server.METHODS
-        self.our_capabilities = engine.capabilities
-        caps = meta.get(META_CAPABILITIES)
-        self.their_capabilities: dict[str, Any] = dict(caps) if isinstance(caps, Mapping) else {}
-        info = meta.get(META_CLIENT_INFO)
-        self.client_info: dict[str, Any] = dict(info) if isinstance(info, Mapping) else {}
-        level = meta.get(META_LOG_LEVEL)
-        self.log_level: str | None = level if level in LOG_LEVELS else None
-        self.rounds = rounds
-        self.peer = self
-        self._emit = emit
-
-    async def request(self, method: Any, params: Any = None, **_: Any) -> Any:
-        """Ask the client for input: an MRTR round (there are no server->client requests)."""
-        name = method if isinstance(method, str) else str(method.method)
-        if self.rounds is None:
-            raise MCPError(INTERNAL_ERROR, f"{name}: this request cannot ask the client for input")
-        return self.rounds.ask(name, params)
-
-    async def notify(self, method: Any, params: Any = None, **_: Any) -> None:
-        """Change notifications go to listeners; others belong to this request's stream."""
-        name = method if isinstance(method, str) else str(method.method)
-        if name in _CHANGES:
-            uri = (
-                getattr(params, "uri", None)
-                if not isinstance(params, Mapping)
-                else params.get("uri")
-            )
-            await self.engine.publish(name, uri)
-            return
-        await self._send(name, params)
-
-    async def progress(
-        self, token: Any, progress: float, total: float | None = None, message: str | None = None
-    ) -> None:
-        """Send ``notifications/progress`` for this request."""
-        params: dict[str, Any] = {"progressToken": token, "progress": progress}
-        if total is not None:
-            params["total"] = total
-        if message is not None:
-            params["message"] = message
-        await self._send("notifications/progress", params)
-
-    async def log(self, level: str, data: Any, logger: str | None = None) -> None:
-        """Send ``notifications/message`` only if this request asked for logs at this level."""
-        if level not in LOG_LEVELS:
-            raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
-        if self.log_level is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(self.log_level):
-            return
-        params: dict[str, Any] = {"level": level, "data": data}
-        if logger is not None:
-            params["logger"] = logger
-        await self._send("notifications/message", params)
-
-    async def _send(self, method: str, params: Any) -> None:
-        if self._emit is None:
-            return
-        body = msgspec.to_builtins(params) if params is not None else {}
-        await self._emit({"jsonrpc": "2.0", "method": method, "params": body})
 
 
 class ModernServer:

@@ -19,7 +19,8 @@ import msgspec
 
 from ..core.errors import PARSE_ERROR
 from ..transports.base import ConnectionClosed, RelatedId, Transport
-from .modern import LEGACY_VERSIONS, META_VERSION, Frame, ModernServer, error_frame
+from .modern import LEGACY_VERSIONS, META_VERSION, ModernServer, error_frame
+from .modern_connection import Frame
 
 _ENCODER: Final = msgspec.json.Encoder()
 

@@ -31,7 +31,8 @@ import msgspec
 from ..core.codec import convert
 from ..core.events import Request
 from ..transports.base import ConnectionClosed, Transport
-from .modern import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION
+from .modern import META_VERSION
+from .modern_connection import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL
 from .peer import MCPError
 from .server import RequestContext
 from .subscriptions import SUBSCRIPTION_ID

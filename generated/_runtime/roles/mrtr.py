@@ -156,7 +156,7 @@ async def ask(ctx: Any, method: str, params: Any = None, *, key: str | None = No
 
     ``key`` names the entry in ``inputRequests`` (default: ``elicitation-1``, ...).
     """
-    from .modern import ModernConnection
+    from .modern_connection import ModernConnection
 
     connection = ctx.connection
     if isinstance(connection, ModernConnection) and connection.rounds is not None:

@@ -17,7 +17,8 @@ from typing import Any, Final
 
 import msgspec
 
-from ...roles.modern import LEGACY_VERSIONS, Frame, ModernServer, Reply, error_frame
+from ...roles.modern import LEGACY_VERSIONS, ModernServer, Reply, error_frame
+from ...roles.modern_connection import Frame
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
