@@ -117,6 +117,26 @@ async def test_a_server_that_exits_on_the_probe_is_started_again_as_legacy() -> 
         await chosen.close()
 
 
+async def test_a_modern_server_slower_than_the_probe_bound_is_still_found() -> None:
+    async def slow(end: Transport) -> None:
+        await asyncio.sleep(FAST * 2)  # starts after the probe gave up
+        await FixtureServer().serve(end)
+
+    async with opener(slow) as (open_transport, ends):
+        chosen = await connect_auto(
+            EraClient(), [LegacyClient()], open_transport, probe_timeout=FAST
+        )
+        assert isinstance(chosen, EraClient) and len(ends) == 2
+        assert [f.get("method") for f in ends[0].sent] == [
+            "server/discover",
+            "notifications/cancelled",
+            "initialize",
+        ]
+        assert [f.get("method") for f in ends[1].sent] == ["server/discover"]
+        assert (await chosen.call_tool(name="test_simple_text")).content
+        await chosen.close()
+
+
 async def test_no_legacy_client_means_the_probe_error_surfaces() -> None:
     async with opener(lambda end: EchoLegacy().serve(end)) as (open_transport, _):
         with pytest.raises(LegacyServer):

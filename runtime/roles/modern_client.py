@@ -40,6 +40,8 @@ MODERN_ERRORS: Final = frozenset({-32020, -32021, -32022})
 """Errors only a modern server sends: the server is modern even though it refused."""
 DEFAULT_MAX_ROUNDS: Final = 8
 DEFAULT_PROBE_TIMEOUT: Final = 5.0
+SLOW_START_FACTOR: Final = 4
+"""How much longer the second probe waits, after a silent first one and a refused initialize."""
 _INPUT_ROUTES: Final = {
     "elicitation/create": "elicitation",
     "sampling/createMessage": "sampling",
@@ -362,4 +364,15 @@ async def connect_auto(
         with contextlib.suppress(Exception):
             await transport.close()
         transport = await open_transport()
-    return await connect_any(transport, list(legacy))
+    try:
+        return await connect_any(transport, list(legacy))
+    except MCPError:
+        # Silence, then an error to initialize: a modern server that was slow to start.
+        # Start it again and probe patiently (connect_any closed the transport).
+        channel = StreamChannel(await open_transport(), modern.on_notification)
+        try:
+            await connect_modern(modern, channel, probe_timeout=probe_timeout * SLOW_START_FACTOR)
+        except BaseException:
+            await channel.close()
+            raise
+        return modern
