@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from generated._runtime.roles.modern_client import StreamChannel, connect_modern
+from generated._runtime.roles.modern_client import StreamChannel, connect_modern, listen
 from generated._runtime.roles.peer import MCPError
 from generated.v2026_07_28 import types as t
 from tests.era_support import EchoLegacy, EraClient, FixtureServer, LegacyClient, served
@@ -137,6 +137,18 @@ async def test_listen_delivers_only_opted_in_types_with_the_subscription_id() ->
             "method": "notifications/cancelled",
             "params": {"requestId": listen_id, "reason": "cancelled by the client"},
         }
+        await client.close()
+
+
+async def test_listen_as_an_async_iterator() -> None:
+    async with served(FixtureServer()) as end:
+        client = await connected(end)
+        async with listen(client, promptsListChanged=True, toolsListChanged=True) as sub:
+            assert sub.honored == {"toolsListChanged": True, "promptsListChanged": True}
+            await client.call_tool(name="test_trigger_prompt_change")
+            method, params = await asyncio.wait_for(sub.__anext__(), 5)
+        assert method == "notifications/prompts/list_changed"
+        assert "io.modelcontextprotocol/subscriptionId" in params["_meta"]
         await client.close()
 
 

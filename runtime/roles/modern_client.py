@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final, Protocol
 
 import msgspec
@@ -265,6 +265,72 @@ class ModernSession:
         return await self.send(
             "subscriptions/listen", {"notifications": dict(notifications)}, None, on_notification
         )
+
+
+class Subscription:
+    """A running ``subscriptions/listen``: ``honored`` filter, then change notifications."""
+
+    def __init__(self, session: ModernSession, notifications: Mapping[str, Any]) -> None:
+        self._queue: asyncio.Queue[tuple[str, Any] | None] = asyncio.Queue(maxsize=1024)
+        self._acked = asyncio.Event()
+        self.honored: dict[str, Any] = {}
+        self.result: Any = None
+        self._task = asyncio.ensure_future(self._run(session, notifications))
+
+    async def _run(self, session: ModernSession, notifications: Mapping[str, Any]) -> None:
+        async def deliver(method: str, params: Any) -> None:
+            if method == "notifications/subscriptions/acknowledged":
+                self.honored = dict(params.get("notifications") or {})
+                self._acked.set()
+                return
+            if self._queue.full():  # a slow reader: drop the oldest change, keep the newest
+                self._queue.get_nowait()
+            self._queue.put_nowait((method, params))
+
+        try:
+            self.result = await session.listen(notifications, deliver)
+        finally:
+            self._acked.set()
+            self._queue.put_nowait(None)
+
+    async def started(self, timeout: float | None) -> Subscription:
+        """Wait for the acknowledgement (or for the request to fail)."""
+        async with asyncio.timeout(timeout):
+            await self._acked.wait()
+        if self._task.done() and self._task.exception() is not None:
+            raise self._task.exception()  # type: ignore[misc]
+        return self
+
+    def __aiter__(self) -> Subscription:
+        """Iterate over (method, params) of each change notification."""
+        return self
+
+    async def __anext__(self) -> tuple[str, Any]:
+        """The next change; the iteration ends when the server ends the subscription."""
+        item = await self._queue.get()
+        if item is None:
+            raise StopAsyncIteration
+        return item
+
+    async def close(self) -> None:
+        """Cancel the subscription (stdio: notifications/cancelled; HTTP: close the stream)."""
+        self._task.cancel()
+        with contextlib.suppress(BaseException):
+            await self._task
+
+
+@contextlib.asynccontextmanager
+async def listen(
+    client: Any, *, timeout: float | None = 30.0, **notifications: Any
+) -> AsyncIterator[Subscription]:
+    """Open a listen stream: ``async with listen(c, toolsListChanged=True) as sub``, iterate."""
+    if client.modern is None:
+        raise MCPError(-32601, "subscriptions/listen needs a 2026-07-28 connection")
+    subscription = Subscription(client.modern, notifications)
+    try:
+        yield await subscription.started(timeout)
+    finally:
+        await subscription.close()
 
 
 def _retry_same_version(response: Frame, version: str) -> bool:
