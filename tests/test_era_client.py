@@ -152,6 +152,25 @@ async def test_listen_as_an_async_iterator() -> None:
         await client.close()
 
 
+async def test_the_server_object_publishes_to_every_listener() -> None:
+    server = FixtureServer()
+    async with served(server) as one, served(server) as two:
+        first, second = await connected(one), await connected(two)
+        async with (
+            listen(first, resourceSubscriptions=["test://static-text"]) as a,
+            listen(second, resourceSubscriptions=["test://other"], toolsListChanged=True) as b,
+        ):
+            await server.notify_resource_updated("test://static-text")
+            await server.notify_tools_changed()
+            got_a = await asyncio.wait_for(a.__anext__(), 5)
+            got_b = await asyncio.wait_for(b.__anext__(), 5)
+        assert got_a[0] == "notifications/resources/updated"
+        assert got_a[1]["uri"] == "test://static-text"
+        assert got_b[0] == "notifications/tools/list_changed"
+        await first.close()
+        await second.close()
+
+
 async def test_progress_reaches_the_callback_and_logs_need_a_level() -> None:
     async with served(FixtureServer()) as end:
         client = await connected(end)
