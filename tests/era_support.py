@@ -11,6 +11,7 @@ import msgspec
 
 from generated._runtime.core.events import Request
 from generated._runtime.roles.server import RequestContext
+from generated._runtime.core.wire import Inbound, Outbound
 from generated._runtime.transports.base import RelatedId, Transport
 from generated._runtime.transports.memory import memory_pair
 from generated.v2025_11_25 import Client as LegacyClient
@@ -57,17 +58,24 @@ class Recorder:
         self.sent: list[Any] = []
         self.received: list[Any] = []
 
-    async def read(self) -> bytes | None:
+    async def read(self) -> bytes | Inbound | None:
+        """The next frame, recorded."""
         frame = await self.inner.read()
-        if frame is not None:
+        if isinstance(frame, bytes):
             self.received.append(msgspec.json.decode(frame))
         return frame
 
-    async def write(self, frame: bytes, related: RelatedId = None) -> None:
-        self.sent.append(msgspec.json.decode(frame))
-        await self.inner.write(frame, related)
+    async def write(self, message: Outbound, related: RelatedId = None) -> None:
+        """Record and pass on."""
+        self.sent.append(msgspec.json.decode(message.data))
+        await self.inner.write(message, related)
+
+    def negotiated(self, version: str) -> None:
+        """Pass on the version."""
+        self.inner.negotiated(version)
 
     async def close(self) -> None:
+        """Close the inner transport."""
         await self.inner.close()
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from generated._runtime.roles.modern_client import LegacyServer, connect_auto
+from generated._runtime.core.wire import Inbound, Outbound
 from generated._runtime.transports.base import RelatedId, Transport
 from generated._runtime.transports.http.modern_client import connect_http_auto
 from generated._runtime.transports.memory import memory_pair
@@ -25,14 +26,17 @@ class DropProbe:
     def __init__(self, inner: Transport) -> None:
         self.inner = inner
 
-    async def read(self) -> bytes | None:
+    async def read(self) -> bytes | Inbound | None:
         while (frame := await self.inner.read()) is not None:
-            if b'"server/discover"' not in frame:
+            if not isinstance(frame, bytes) or b'"server/discover"' not in frame:
                 return frame
         return None
 
-    async def write(self, frame: bytes, related: RelatedId = None) -> None:
-        await self.inner.write(frame, related)
+    async def write(self, message: Outbound, related: RelatedId = None) -> None:
+        await self.inner.write(message, related)
+
+    def negotiated(self, version: str) -> None:
+        self.inner.negotiated(version)
 
     async def close(self) -> None:
         await self.inner.close()

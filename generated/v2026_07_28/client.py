@@ -5,14 +5,27 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from msgspec import UNSET, UnsetType
 
 from .._runtime.roles.client import DEFAULT, ClientBase, Default
+from .._runtime.roles.connection import RequestContext, unimplemented
 from .._runtime.roles.peer import ProgressCallback
-from .._runtime.roles.server import RequestContext, unimplemented
-from .methods import METHODS, SUPPORTS_BATCH
+from .methods import (
+    COMPLETION_COMPLETE,
+    METHODS,
+    PROMPTS_GET,
+    PROMPTS_LIST,
+    RESOURCES_LIST,
+    RESOURCES_READ,
+    RESOURCES_TEMPLATES_LIST,
+    SERVER_DISCOVER,
+    SUBSCRIPTIONS_LISTEN,
+    SUPPORTS_BATCH,
+    TOOLS_CALL,
+    TOOLS_LIST,
+)
 from .types import (
     PROTOCOL_VERSION,
     CallToolRequestParams,
@@ -51,7 +64,7 @@ from .types import (
 )
 
 
-class Client(ClientBase):
+class Client(ClientBase[DiscoverResult]):
     """A typed MCP 2026-07-28 client: ``connect``, then call the server's methods.
 
     Override the ``on_*`` handlers of the requests the server may send to support them;
@@ -78,13 +91,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> CompleteResult:
         """A request from the client to the server, to ask for completion options (``completion/complete``)."""
-        result = await self.request(
-            "completion/complete",
+        return await self.request(
+            COMPLETION_COMPLETE,
             CompleteRequestParams(meta=meta, argument=argument, context=context, ref=ref),
             timeout=timeout,
             progress=progress,
         )
-        return cast(CompleteResult, result)
 
     async def get_prompt(
         self,
@@ -98,8 +110,8 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> GetPromptResult:
         """Used by the client to get a prompt provided by the server (``prompts/get``)."""
-        result = await self.request(
-            "prompts/get",
+        return await self.request(
+            PROMPTS_GET,
             GetPromptRequestParams(
                 meta=meta,
                 arguments=arguments,
@@ -110,7 +122,6 @@ class Client(ClientBase):
             timeout=timeout,
             progress=progress,
         )
-        return cast(GetPromptResult, result)
 
     async def list_prompts(
         self,
@@ -121,13 +132,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> ListPromptsResult:
         """Sent from the client to request a list of prompts and prompt templates the server has (``prompts/list``)."""
-        result = await self.request(
-            "prompts/list",
+        return await self.request(
+            PROMPTS_LIST,
             PaginatedRequestParams(meta=meta, cursor=cursor),
             timeout=timeout,
             progress=progress,
         )
-        return cast(ListPromptsResult, result)
 
     async def iter_prompts(
         self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | Default | None = DEFAULT
@@ -151,13 +161,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> ListResourcesResult:
         """Sent from the client to request a list of resources the server has (``resources/list``)."""
-        result = await self.request(
-            "resources/list",
+        return await self.request(
+            RESOURCES_LIST,
             PaginatedRequestParams(meta=meta, cursor=cursor),
             timeout=timeout,
             progress=progress,
         )
-        return cast(ListResourcesResult, result)
 
     async def iter_resources(
         self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | Default | None = DEFAULT
@@ -183,15 +192,14 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> ReadResourceResult:
         """Sent from the client to the server, to read a specific resource URI (``resources/read``)."""
-        result = await self.request(
-            "resources/read",
+        return await self.request(
+            RESOURCES_READ,
             ReadResourceRequestParams(
                 meta=meta, input_responses=input_responses, request_state=request_state, uri=uri
             ),
             timeout=timeout,
             progress=progress,
         )
-        return cast(ReadResourceResult, result)
 
     async def list_resource_templates(
         self,
@@ -202,13 +210,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> ListResourceTemplatesResult:
         """Sent from the client to request a list of resource templates the server has (``resources/templates/list``)."""
-        result = await self.request(
-            "resources/templates/list",
+        return await self.request(
+            RESOURCES_TEMPLATES_LIST,
             PaginatedRequestParams(meta=meta, cursor=cursor),
             timeout=timeout,
             progress=progress,
         )
-        return cast(ListResourceTemplatesResult, result)
 
     async def iter_resource_templates(
         self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | Default | None = DEFAULT
@@ -231,10 +238,9 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> DiscoverResult:
         """A request from the client asking the server to advertise its supported (``server/discover``)."""
-        result = await self.request(
-            "server/discover", RequestParams(meta=meta), timeout=timeout, progress=progress
+        return await self.request(
+            SERVER_DISCOVER, RequestParams(meta=meta), timeout=timeout, progress=progress
         )
-        return cast(DiscoverResult, result)
 
     async def subscriptions_listen(
         self,
@@ -245,13 +251,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> SubscriptionsListenResult:
         """Sent from the client to open a long-lived channel for receiving notifications (``subscriptions/listen``)."""
-        result = await self.request(
-            "subscriptions/listen",
+        return await self.request(
+            SUBSCRIPTIONS_LISTEN,
             SubscriptionsListenRequestParams(meta=meta, notifications=notifications),
             timeout=timeout,
             progress=progress,
         )
-        return cast(SubscriptionsListenResult, result)
 
     async def call_tool(
         self,
@@ -265,8 +270,8 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> CallToolResult:
         """Used by the client to invoke a tool provided by the server (``tools/call``)."""
-        result = await self.request(
-            "tools/call",
+        return await self.request(
+            TOOLS_CALL,
             CallToolRequestParams(
                 meta=meta,
                 arguments=arguments,
@@ -277,7 +282,6 @@ class Client(ClientBase):
             timeout=timeout,
             progress=progress,
         )
-        return cast(CallToolResult, result)
 
     async def list_tools(
         self,
@@ -288,13 +292,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> ListToolsResult:
         """Sent from the client to request a list of tools the server has (``tools/list``)."""
-        result = await self.request(
-            "tools/list",
+        return await self.request(
+            TOOLS_LIST,
             PaginatedRequestParams(meta=meta, cursor=cursor),
             timeout=timeout,
             progress=progress,
         )
-        return cast(ListToolsResult, result)
 
     async def iter_tools(
         self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | Default | None = DEFAULT
@@ -316,7 +319,7 @@ class Client(ClientBase):
 
     @unimplemented
     async def on_list_roots(
-        self, params: ListRootsRequestParams, ctx: RequestContext
+        self, params: ListRootsRequestParams | None, ctx: RequestContext
     ) -> ListRootsResult:
         """Answer ``roots/list`` from the server (Sent from the server to request a list of root URIs from the client. Roots allow); override to support it."""
         raise NotImplementedError

@@ -5,14 +5,26 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal, cast
+from typing import Any, ClassVar, Literal
 
 from msgspec import UNSET, UnsetType
 
-from .._runtime.roles.server import ServerBase, unimplemented
+from .._runtime.roles.connection import unimplemented
+from .._runtime.roles.server import ServerBase
 from .._runtime.roles.server import ServerContext as BaseContext
 from .._runtime.roles.tools import ToolSet
-from .methods import METHODS, SUPPORTS_BATCH
+from .methods import (
+    ELICITATION_CREATE,
+    METHODS,
+    NOTIFICATIONS_PROMPTS_LIST_CHANGED,
+    NOTIFICATIONS_RESOURCES_LIST_CHANGED,
+    NOTIFICATIONS_RESOURCES_UPDATED,
+    NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED,
+    NOTIFICATIONS_TOOLS_LIST_CHANGED,
+    ROOTS_LIST,
+    SAMPLING_CREATE_MESSAGE,
+    SUPPORTS_BATCH,
+)
 from .types import (
     PROTOCOL_VERSION,
     CallToolRequestParams,
@@ -59,20 +71,16 @@ class ServerContext(BaseContext):
     """
 
     async def elicit(
-        self, *, params: ElicitRequestParams | None = None, timeout: float | None = None
+        self, *, params: ElicitRequestParams, timeout: float | None = None
     ) -> ElicitResult:
         """A request from the server to elicit additional information from the user via the client (``elicitation/create``)."""
-        result = await self.send_request("elicitation/create", params, timeout=timeout)
-        return cast(ElicitResult, result)
+        return await self.request(ELICITATION_CREATE, params, timeout=timeout)
 
     async def list_roots(
         self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | None = None
     ) -> ListRootsResult:
         """Sent from the server to request a list of root URIs from the client. Roots allow (``roots/list``)."""
-        result = await self.send_request(
-            "roots/list", ListRootsRequestParams(meta=meta), timeout=timeout
-        )
-        return cast(ListRootsResult, result)
+        return await self.request(ROOTS_LIST, ListRootsRequestParams(meta=meta), timeout=timeout)
 
     async def create_message(
         self,
@@ -90,8 +98,8 @@ class ServerContext(BaseContext):
         timeout: float | None = None,
     ) -> CreateMessageResult:
         """A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it (``sampling/createMessage``)."""
-        result = await self.send_request(
-            "sampling/createMessage",
+        return await self.request(
+            SAMPLING_CREATE_MESSAGE,
             CreateMessageRequestParams(
                 include_context=include_context,
                 max_tokens=max_tokens,
@@ -106,24 +114,23 @@ class ServerContext(BaseContext):
             ),
             timeout=timeout,
         )
-        return cast(CreateMessageResult, result)
 
     async def notify_prompt_list_changed(self, *, meta: dict[str, Any] | UnsetType = UNSET) -> None:
         """Send ``notifications/prompts/list_changed`` (An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `promptsListChanged` filter field)."""
-        await self.notify("notifications/prompts/list_changed", NotificationParams(meta=meta))
+        await self.notify(NOTIFICATIONS_PROMPTS_LIST_CHANGED, NotificationParams(meta=meta))
 
     async def notify_resource_list_changed(
         self, *, meta: dict[str, Any] | UnsetType = UNSET
     ) -> None:
         """Send ``notifications/resources/list_changed`` (An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `resourcesListChanged` filter field)."""
-        await self.notify("notifications/resources/list_changed", NotificationParams(meta=meta))
+        await self.notify(NOTIFICATIONS_RESOURCES_LIST_CHANGED, NotificationParams(meta=meta))
 
     async def notify_resource_updated(
         self, *, meta: dict[str, Any] | UnsetType = UNSET, uri: str
     ) -> None:
         """Send ``notifications/resources/updated`` (A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a {@link SubscriptionsListenRequestsubscriptions/listen} request)."""
         await self.notify(
-            "notifications/resources/updated", ResourceUpdatedNotificationParams(meta=meta, uri=uri)
+            NOTIFICATIONS_RESOURCES_UPDATED, ResourceUpdatedNotificationParams(meta=meta, uri=uri)
         )
 
     async def notify_subscriptions_acknowledged(
@@ -131,13 +138,13 @@ class ServerContext(BaseContext):
     ) -> None:
         """Send ``notifications/subscriptions/acknowledged`` (Sent by the server to acknowledge that a)."""
         await self.notify(
-            "notifications/subscriptions/acknowledged",
+            NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED,
             SubscriptionsAcknowledgedNotificationParams(meta=meta, notifications=notifications),
         )
 
     async def notify_tool_list_changed(self, *, meta: dict[str, Any] | UnsetType = UNSET) -> None:
         """Send ``notifications/tools/list_changed`` (An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `toolsListChanged` filter field)."""
-        await self.notify("notifications/tools/list_changed", NotificationParams(meta=meta))
+        await self.notify(NOTIFICATIONS_TOOLS_LIST_CHANGED, NotificationParams(meta=meta))
 
 
 class Tools(ToolSet[Tool, CallToolResult]):

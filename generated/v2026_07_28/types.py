@@ -2898,10 +2898,16 @@ InputResponses: TypeAlias = dict[str, InputResponse]
 Keys correspond to the keys in the {@link InputRequests} map;
 values are the client's result for each request."""
 
-JSONObject: TypeAlias = dict[str, Any]
+if TYPE_CHECKING:
+    JSONObject: TypeAlias = dict[str, "JSONValue"]
+else:
+    JSONObject: TypeAlias = dict[str, Any]
 """The `JSONObject` type of the MCP schema."""
 
-JSONValue: TypeAlias = JSONObject | list[Any] | str | int | float | bool
+if TYPE_CHECKING:
+    JSONValue: TypeAlias = JSONObject | list["JSONValue"] | str | int | float | bool
+else:
+    JSONValue: TypeAlias = JSONObject | list[Any] | str | int | float | bool
 """The `JSONValue` type of the MCP schema."""
 
 JSONArray: TypeAlias = list[JSONValue]
@@ -3180,6 +3186,7 @@ else:
             ("_meta", "resultType"),
             (("resultType", "complete"),),
             ("_meta", "resultType"),
+            nested=(("_meta", "io.modelcontextprotocol/subscriptionId"),),
         ),
         Variant(
             ListPromptsResult,

@@ -17,34 +17,53 @@ from typing import Any, Final
 import msgspec
 
 from ..core.errors import PARSE_ERROR
+from ..core.wire import Inbound, Malformed, Outbound
 from ..transports.base import ConnectionClosed, RelatedId, Transport
 from .modern import LEGACY_VERSIONS, META_VERSION, ModernServer, error_frame
 from .modern_connection import Frame
 
 _ENCODER: Final = msgspec.json.Encoder()
+CANCELLED: Final = "notifications/cancelled"
 
 
 class _Inner:
     """The legacy connection's transport: frames the router hands it, writes to the real one."""
 
     def __init__(self, outer: Transport) -> None:
-        self.inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.inbox: asyncio.Queue[bytes | Inbound | None] = asyncio.Queue()
         self._outer = outer
         self._closed = False
 
-    async def read(self) -> bytes | None:
+    async def read(self) -> bytes | Inbound | None:
         """The next frame routed to the legacy session (None: the connection ended)."""
         return await self.inbox.get()
 
-    async def write(self, frame: bytes, related: RelatedId = None) -> None:
+    async def write(self, message: Outbound, related: RelatedId = None) -> None:
         """Write to the real transport."""
         if self._closed:
             raise ConnectionClosed("the legacy session is closed")
-        await self._outer.write(frame, related)
+        await self._outer.write(message, related)
+
+    def negotiated(self, version: str) -> None:
+        """Pass the negotiated version on to the real transport."""
+        self._outer.negotiated(version)
 
     async def close(self) -> None:
         """End the legacy session; the real transport stays open for modern requests."""
         self._closed = True
+
+
+def describe(frame: Frame) -> Outbound:
+    """Encode a frame this module made, with what transports route on (no second parse)."""
+    data = _ENCODER.encode(frame)
+    method = frame.get("method")
+    if method is None:
+        request_id = frame.get("id")
+        return Outbound(data, "response", None, () if request_id is None else (request_id,))
+    if "id" in frame:
+        return Outbound(data, "request", method, (frame["id"],))
+    cancels = frame.get("params", {}).get("requestId") if method == CANCELLED else None
+    return Outbound(data, "notification", method, (), cancels)
 
 
 def is_modern(message: Any) -> bool:
@@ -65,7 +84,7 @@ async def serve_both(transport: Transport, engine: ModernServer, legacy: list[An
 
     async def write(frame: Frame) -> None:
         with contextlib.suppress(ConnectionClosed):
-            await transport.write(_ENCODER.encode(frame))
+            await transport.write(describe(frame))
 
     async def answer(message: dict[str, Any]) -> None:
         try:
@@ -77,6 +96,11 @@ async def serve_both(transport: Transport, engine: ModernServer, legacy: list[An
 
     try:
         while (frame := await transport.read()) is not None:
+            if isinstance(frame, Inbound):  # refused unread (too long): answer its error
+                for bad in frame.messages:
+                    if isinstance(bad, Malformed):
+                        await write(error_frame(bad.id, bad.error.code, bad.error.message))
+                continue
             try:
                 message = msgspec.json.decode(frame)
             except msgspec.DecodeError as exc:

@@ -30,7 +30,13 @@ from typing import Any, Final, Literal, TypeVar
 import msgspec
 
 from ..core.codec import convert
-from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
+from ..core.errors import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    MCPError,
+)
 from ..core.events import Request
 from ..core.sealed import InvalidRequestState, StateSealer
 from ..transports.http.headers import (
@@ -40,6 +46,7 @@ from ..transports.http.headers import (
     check_request,
     param_headers,
 )
+from .connection import implemented_capabilities, is_implemented
 from .modern_connection import (
     META_CAPABILITIES,
     Emit,
@@ -54,8 +61,7 @@ from .mrtr import (
     Rounds,
     open_rounds,
 )
-from .peer import MCPError
-from .server import ServerBase, implemented_capabilities, is_implemented
+from .server import ServerBase
 from .subscriptions import (
     PROMPTS_CHANGED,
     RESOURCE_UPDATED,

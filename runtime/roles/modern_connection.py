@@ -12,9 +12,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
-from ..core.errors import INTERNAL_ERROR
+from ..core.errors import INTERNAL_ERROR, MCPError
 from .mrtr import Rounds
-from .peer import MCPError
 from .server import LOG_LEVELS
 from .subscriptions import PROMPTS_CHANGED, RESOURCE_UPDATED, RESOURCES_CHANGED, TOOLS_CHANGED
 

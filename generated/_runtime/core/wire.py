@@ -1,17 +1,26 @@
 # Copied by mcpgen 0.1.0 from its runtime. Do not edit.
-"""The JSON-RPC wire format: envelope Structs, cached codecs and params helpers."""
+"""The JSON-RPC wire format: what a received frame holds, parsed once, and what the session sends.
+
+Receiving: a frame becomes an ``Inbound`` (its messages, or why it could not be read). The
+general path here (``parse``) gives envelopes with params and result left raw; ``reader.py``
+decodes in one pass where the types are known and reads params and results. Transports that
+must route on a frame (HTTP) get the ``Inbound`` and hand it on, so no frame is parsed twice.
+
+Sending: the session encodes each message and queues an ``Outbound``, which carries the bytes
+and what transports route on (kind, method, ids), so no transport decodes what it writes.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Final
+import contextlib
+from functools import lru_cache
+from typing import Any, Final, Literal, Protocol, TypeAlias, cast, get_origin
 
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
 
-from .codec import decoder
 from .errors import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
+    PARSE_ERROR,
     ErrorObject,
     LocalProtocolError,
     RemoteProtocolError,
@@ -19,8 +28,14 @@ from .errors import (
 from .events import ProgressToken, RequestId
 from .methods import MethodSpec
 
+AnySpec: TypeAlias = "MethodSpec[Any, Any]"
+Kind: TypeAlias = Literal["request", "notification", "response", "other"]
+"""What an outgoing frame is ("other": a frame made by hand that is none, or a mixed batch)."""
+WireId: TypeAlias = "str | int | UnsetType | None"
+"""An ``id`` as received: checked by the session (MCP forbids null and non-integers)."""
 
-class Envelope(msgspec.Struct):
+
+class Envelope(msgspec.Struct, gc=False):
     """Any JSON-RPC message, with params, result and error left undecoded."""
 
     jsonrpc: Any = UNSET
@@ -31,22 +46,157 @@ class Envelope(msgspec.Struct):
     error: Raw | UnsetType = UNSET
 
 
+class Message(Protocol):
+    """A received message as the session reads it: an ``Envelope`` or a one-pass typed one.
+
+    ``params`` and ``result`` are ``Raw`` (decode them with ``read_params`` /
+    ``decode_result``) or already decoded with the method's types.
+    """
+
+    @property
+    def jsonrpc(self) -> Any:
+        """Must be ``"2.0"``."""
+        ...
+
+    @property
+    def id(self) -> WireId:
+        """The id as sent (UNSET for a notification)."""
+        ...
+
+    @property
+    def method(self) -> str | UnsetType:
+        """The method of a request or notification."""
+        ...
+
+    @property
+    def params(self) -> Any:
+        """Raw params, decoded params, or UNSET."""
+        ...
+
+    @property
+    def result(self) -> Any:
+        """Raw result, decoded result, or UNSET."""
+        ...
+
+    @property
+    def error(self) -> Raw | UnsetType:
+        """The raw ``error`` member of an error response."""
+        ...
+
+
+class Malformed(msgspec.Struct, frozen=True, gc=False):
+    """A frame (or a batch member) that is no usable message: the error to answer with."""
+
+    error: RemoteProtocolError
+    id: RequestId | None = None
+    """The id to address the error response to, when one could be read."""
+
+
+class Inbound(msgspec.Struct, gc=False):
+    """One received frame, parsed once: its messages in order (a batch holds several)."""
+
+    messages: list[Message | Malformed]
+    batch: bool = False
+
+    @property
+    def request_ids(self) -> list[RequestId]:
+        """Ids of the requests and of the malformed messages with an id: answers owed for each."""
+        ids: list[RequestId] = []
+        for m in self.messages:
+            if isinstance(m, Malformed):
+                rid = m.id
+            else:
+                rid = as_id(m.id) if isinstance(m.method, str) else None
+            if rid is not None:
+                ids.append(rid)
+        return ids
+
+    @property
+    def methods(self) -> list[str]:
+        """The methods of the requests and notifications, in order."""
+        return [
+            m.method
+            for m in self.messages
+            if not isinstance(m, Malformed) and isinstance(m.method, str)
+        ]
+
+    @property
+    def response_ids(self) -> list[RequestId]:
+        """Ids of the responses (results and errors) in the frame."""
+        ids: list[RequestId] = []
+        for m in self.messages:
+            if isinstance(m, Malformed) or not isinstance(m.method, UnsetType):
+                continue
+            rid = as_id(m.id)
+            if rid is not None and (m.result is not UNSET or m.error is not UNSET):
+                ids.append(rid)
+        return ids
+
+    @property
+    def malformed(self) -> Malformed | None:
+        """The error when the whole frame is unusable (not JSON, too large, wrong shape)."""
+        first = self.messages[0] if len(self.messages) == 1 and not self.batch else None
+        return first if isinstance(first, Malformed) else None
+
+
+class Outbound(msgspec.Struct, frozen=True, gc=False):
+    """One encoded frame the session queued, with what transports route on."""
+
+    data: bytes
+    kind: Kind
+    method: str | None = None
+    """The method of a request or notification."""
+    ids: tuple[RequestId, ...] = ()
+    """A request: its id. A response: the ids it answers (a batch answer: several)."""
+    cancels: RequestId | None = None
+    """A ``notifications/cancelled``: the id of the request it cancels."""
+
+    @classmethod
+    def of(cls, data: bytes) -> Outbound:
+        """Describe a frame made elsewhere (a raw peer, a test) by parsing it."""
+        inbound = parse(data)
+        kinds: set[Kind] = {_kind(m) for m in inbound.messages}
+        kind = kinds.pop() if len(kinds) == 1 else _kind(None)
+        methods = inbound.methods
+        ids = inbound.request_ids if kind == "request" else inbound.response_ids
+        method = methods[0] if len(methods) == 1 else None
+        cancels = None
+        if method == "notifications/cancelled" and not inbound.batch:
+            first = inbound.messages[0]
+            params = None if isinstance(first, Malformed) else first.params
+            with contextlib.suppress(msgspec.DecodeError):
+                value = as_object(msgspec.json.decode(params)) if isinstance(params, Raw) else None
+                cancels = None if value is None else as_id(value.get("requestId"))
+        return cls(data, kind, method, tuple(ids), cancels)
+
+
+def outbound(message: Outbound | bytes) -> Outbound:
+    """The message to send: as given, or described by parsing it (a frame made by hand)."""
+    return message if isinstance(message, Outbound) else Outbound.of(message)
+
+
+def _kind(m: Message | Malformed | None) -> Kind:
+    """The kind of one parsed message (None, a malformed one: "other")."""
+    if m is None or isinstance(m, Malformed):
+        return "other"
+    if isinstance(m.method, str):
+        return "notification" if m.id is UNSET else "request"
+    return "response"
+
+
 class _IdOnly(msgspec.Struct):
     """Just the id of a message that failed to decode, to address the error response."""
 
     id: Any = None
 
 
-class _Meta(msgspec.Struct):
-    """The part of ``params._meta`` the session reads."""
+class HasMeta(Protocol):
+    """Generated params types that keep ``_meta`` (most do)."""
 
-    progress_token: str | int | UnsetType = msgspec.field(default=UNSET, name="progressToken")
-
-
-class _ParamsMeta(msgspec.Struct):
-    """The part of any params object the session reads."""
-
-    meta: _Meta | UnsetType = msgspec.field(default=UNSET, name="_meta")
+    @property
+    def meta(self) -> Any:
+        """The ``_meta`` object, or UNSET."""
+        ...
 
 
 class OutRequest(msgspec.Struct):
@@ -78,7 +228,6 @@ ENCODER: Final = msgspec.json.Encoder()
 FRAME_DECODER: Final = msgspec.json.Decoder(Envelope | list[Raw])
 ENVELOPE_DECODER: Final = msgspec.json.Decoder(Envelope)
 _ID_DECODER: Final = msgspec.json.Decoder(_IdOnly)
-_META_DECODER: Final = msgspec.json.Decoder(_ParamsMeta)
 ERROR_DECODER: Final = msgspec.json.Decoder(ErrorObject)
 
 
@@ -92,20 +241,95 @@ def as_id(value: object) -> RequestId | None:
     return value if isinstance(value, str | int) and not isinstance(value, bool) else None
 
 
+# -- receiving -----------------------------------------------------------------------------
+
+
+def parse(frame: bytes) -> Inbound:
+    """The general path: a frame's messages as envelopes (params and result left raw)."""
+    try:
+        # One object is by far the most common frame, and the plain decoder is the fastest.
+        return Inbound([ENVELOPE_DECODER.decode(frame)])
+    except msgspec.ValidationError:
+        pass
+    except msgspec.DecodeError as exc:
+        return Inbound([Malformed(RemoteProtocolError(f"Parse error: {exc}", PARSE_ERROR))])
+    try:
+        value = FRAME_DECODER.decode(frame)
+    except msgspec.ValidationError as exc:
+        return Inbound([Malformed(RemoteProtocolError(f"Invalid request: {exc}"), id_of(frame))])
+    if isinstance(value, Envelope):  # pragma: no cover - the plain decoder took it above
+        return Inbound([value])
+    messages: list[Message | Malformed] = []
+    for raw in value:
+        try:
+            messages.append(ENVELOPE_DECODER.decode(raw))
+        except msgspec.ValidationError as exc:
+            messages.append(Malformed(RemoteProtocolError(f"Invalid request: {exc}"), id_of(raw)))
+    return Inbound(messages, batch=True)
+
+
+def too_large(size: int, limit: int) -> Inbound:
+    """The ``Inbound`` of a frame refused unparsed because it exceeds ``limit`` bytes."""
+    message = f"Frame of {size} bytes exceeds the limit of {limit}"
+    return Inbound([Malformed(RemoteProtocolError(message))])
+
+
+@lru_cache(maxsize=1024)
+def keeps_meta(params_type: Any) -> bool:
+    """Whether decoded params of this type still hold ``_meta`` (a dict, or a Struct field)."""
+    if params_type is dict or get_origin(params_type) is dict:
+        return True
+    if not (isinstance(params_type, type) and issubclass(params_type, msgspec.Struct)):
+        return False
+    return any(f.encode_name == "_meta" for f in msgspec.structs.fields(params_type))
+
+
+def meta_of(params: Any) -> object:
+    """``_meta`` of decoded params (a dict, or a Struct keeping it), UNSET when absent."""
+    if params is None:
+        return UNSET
+    found = as_object(params)
+    if found is not None:
+        return found.get("_meta", UNSET)
+    with_meta: HasMeta = params
+    meta: object = with_meta.meta
+    return meta
+
+
+def as_object(value: object) -> dict[str, Any] | None:
+    """``value`` as a JSON object, if it is one."""
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else None
+
+
+def id_of(frame: bytes | Raw) -> RequestId | None:
+    """The id of a message that failed validation, if it has a usable one."""
+    try:
+        value = _ID_DECODER.decode(frame).id
+    except msgspec.DecodeError:
+        return None
+    return as_id(value)
+
+
 def progress_token(params: Any) -> ProgressToken | None:
     """Return ``params._meta.progressToken`` of decoded params (a dict or a Struct), or None."""
-    meta = params.get("_meta") if isinstance(params, dict) else getattr(params, "meta", None)
-    token = meta.get("progressToken") if isinstance(meta, dict) else None
-    return token if is_id(token) else None
+    if not isinstance(params, dict | msgspec.Struct) or (
+        isinstance(params, msgspec.Struct) and not keeps_meta(type(params))
+    ):
+        return None
+    meta = as_object(meta_of(params))
+    return None if meta is None else as_id(meta.get("progressToken"))
+
+
+# -- sending -------------------------------------------------------------------------------
 
 
 def with_progress_token(params: Any, token: ProgressToken) -> dict[str, Any]:
     """Return params (None, a dict or a Struct) as a dict with ``_meta.progressToken`` set."""
-    value = {} if params is None else msgspec.to_builtins(params)
-    if not isinstance(value, dict):
+    value = as_object({} if params is None else msgspec.to_builtins(params))
+    if value is None:
         raise LocalProtocolError(f"params must be an object, not {type(params).__name__}")
-    meta = value.get("_meta")
-    value["_meta"] = {**(meta if isinstance(meta, dict) else {}), "progressToken": token}
+    previous = as_object(value.get("_meta")) or {}
+    value["_meta"] = {**previous, "progressToken": token}
     return value
 
 
@@ -127,44 +351,3 @@ def encode_frame(value: Any) -> bytes:
         return ENCODER.encode(value)
     except (TypeError, msgspec.EncodeError) as exc:
         raise LocalProtocolError(f"cannot encode: {exc}") from exc
-
-
-def id_of(frame: bytes | Raw) -> RequestId | None:
-    """The id of a message that failed validation, if it has a usable one."""
-    try:
-        value = _ID_DECODER.decode(frame).id
-    except msgspec.DecodeError:
-        return None
-    return as_id(value)
-
-
-def decode_params(spec: MethodSpec, raw: Raw | UnsetType) -> Any:
-    """Decode params once with the method's params type."""
-    if isinstance(raw, UnsetType):
-        if spec.params_required:
-            raise RemoteProtocolError(
-                f"Invalid params: {spec.method} requires params", INVALID_PARAMS
-            )
-        return None
-    if spec.params is None:
-        return None
-    try:
-        return decoder(spec.params).decode(raw)
-    except msgspec.ValidationError as exc:
-        raise RemoteProtocolError(f"Invalid params: {exc}", INVALID_PARAMS) from None
-    except Exception as exc:
-        raise RemoteProtocolError(f"Internal error: {exc}", INTERNAL_ERROR) from None
-
-
-def read_token(raw: Raw | UnsetType) -> ProgressToken | None:
-    """Read ``_meta.progressToken`` from raw params (the params types may not keep ``_meta``)."""
-    # Most requests carry no token: skip the second parse unless the key can be there.
-    if isinstance(raw, UnsetType) or b"progressToken" not in bytes(raw):
-        return None
-    try:
-        meta = _META_DECODER.decode(raw).meta
-    except msgspec.ValidationError as exc:
-        raise RemoteProtocolError(f"Invalid params: {exc}", INVALID_PARAMS) from None
-    if isinstance(meta, UnsetType) or isinstance(meta.progress_token, UnsetType):
-        return None
-    return meta.progress_token

@@ -29,12 +29,14 @@ from typing import Any, Final, Protocol
 import msgspec
 
 from ..core.codec import convert
+from ..core.errors import MCPError
 from ..core.events import Request
+from ..core.wire import Inbound
 from ..transports.base import ConnectionClosed, Transport
+from .connection import RequestContext
+from .dual import describe
 from .modern import META_VERSION
 from .modern_connection import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL
-from .peer import MCPError
-from .server import RequestContext
 from .subscriptions import SUBSCRIPTION_ID
 
 MODERN_ERRORS: Final = frozenset({-32020, -32021, -32022})
@@ -85,6 +87,8 @@ class StreamChannel:
     async def _read(self) -> None:
         try:
             while (raw := await self.transport.read()) is not None:
+                if isinstance(raw, Inbound):  # refused unread (too long)
+                    continue
                 try:
                     frame = msgspec.json.decode(raw)
                 except msgspec.DecodeError:
@@ -136,14 +140,14 @@ class StreamChannel:
             if related is not None:
                 self._related[key] = related
         try:
-            await self.transport.write(msgspec.json.encode(frame))
+            await self.transport.write(describe(frame))
             async with asyncio.timeout(timeout):  # no extra task per call, unlike wait_for
                 return await future
         except (asyncio.CancelledError, TimeoutError):
             with contextlib.suppress(Exception):
                 cancel = {"requestId": request_id, "reason": "cancelled by the client"}
                 note = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel}
-                await self.transport.write(msgspec.json.encode(note))
+                await self.transport.write(describe(note))
             raise
         finally:
             self._pending.pop(request_id, None)
@@ -396,6 +400,12 @@ async def connect_modern(
         info = (result.get("_meta") or {}).get("io.modelcontextprotocol/serverInfo")
         client.server_info = dict(info) if isinstance(info, dict) else {}
         client.instructions = result.get("instructions")
+    else:  # pinned without a probe: the server's capabilities are unknown, refuse nothing locally
+        client.their_capabilities = {
+            spec.capability.split(".")[0]: {}
+            for spec in client.METHODS.values()
+            if spec.capability is not None
+        }
     client.protocol_version = client.PROTOCOL_VERSION
     client.modern = session
     return result

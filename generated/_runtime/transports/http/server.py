@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -21,6 +22,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import msgspec
 
+from ...core.errors import PARSE_ERROR
+from ...core.wire import parse
 from ...roles.modern import modern_engine
 from ...roles.server import ServerBase
 from .modern import serve_modern_post, wants_modern
@@ -59,17 +62,6 @@ class HttpOptions:
     event_store: EventStore = field(default_factory=MemoryEventStore)
     session_idle_timeout: float | None = 3600.0
     """Seconds after which a session with no request and no open stream is ended (None: never)."""
-
-
-class _Probe(msgspec.Struct):
-    """The part of a POSTed JSON-RPC message the HTTP layer routes on."""
-
-    id: Any = None
-    method: Any = None
-    params: msgspec.Raw = msgspec.Raw()
-
-
-_PROBE = msgspec.json.Decoder(_Probe | list[_Probe])
 
 
 class _Reject(Exception):
@@ -191,6 +183,12 @@ class McpHttpApp:
 
     # -- Streamable HTTP ------------------------------------------------------------------
 
+    def _known(self, headers: dict[str, str]) -> HttpSession | None:
+        """The live session a request names, if any (checked for real by ``_session``)."""
+        session_id = None if self.options.stateless else headers.get("mcp-session-id")
+        session = None if session_id is None else self.sessions.get(session_id)
+        return None if session is None or session.ended else session
+
     def _session(self, headers: dict[str, str]) -> HttpSession:
         session_id = headers.get("mcp-session-id")
         if session_id is None:
@@ -207,7 +205,7 @@ class McpHttpApp:
             return
         if version not in self.versions:
             raise _Reject(400, f"Bad Request: unsupported MCP-Protocol-Version {version!r}")
-        negotiated = session.connection.protocol_version if session else ""
+        negotiated = session.protocol_version if session else ""
         if negotiated and version != negotiated:
             raise _Reject(400, f"Bad Request: MCP-Protocol-Version is not {negotiated!r}")
 
@@ -224,40 +222,34 @@ class McpHttpApp:
         if self.modern is not None and (not self.servers or wants_modern(headers, body)):
             await serve_modern_post(self.modern, headers, body, receive, send)
             return
-        try:
-            # Only what routing needs (id, method, params of a cancellation); the session core
-            # decodes the body for real.
-            parsed = _PROBE.decode(body)
-        except msgspec.ValidationError:
-            raise _Reject(400, "Invalid Request: expected a JSON-RPC message") from None
-        except msgspec.DecodeError as exc:
-            await _respond(send, 400, _error_body(f"Parse error: {exc}", -32700))
+        # Parsed once, by the session that will take it when there is one: what routing
+        # needs (ids owed an answer, methods) comes from the same parse the session acts on.
+        known = self._known(headers)
+        inbound = known.parse(body) if known is not None else parse(body)
+        bad = inbound.malformed
+        if bad is not None:
+            await _respond(send, 400, _error_body(bad.error.message, bad.error.code))
             return
-        messages = parsed if isinstance(parsed, list) else [parsed]
-        if not messages:
+        if not inbound.messages:
             raise _Reject(400, "Invalid Request: expected a JSON-RPC message")
-        requests = [m.id for m in messages if m.method is not None and _is_id(m.id)]
+        requests = inbound.request_ids
         if self.options.stateless and not requests:
             await _respond(send, 202, b"", content_type=None)  # nothing outlives a stateless POST
             return
-        initialize = any(m.method == "initialize" for m in messages)
-        session = await self._session_for_post(headers, initialize)
+        session = await self._session_for_post(headers, "initialize" in inbound.methods)
         extra: list[tuple[bytes, bytes]] = []
         if not self.options.stateless:
             extra.append((b"mcp-session-id", session.id.encode()))
         if not requests:
-            await session.feed(body)
-            for message in messages:
-                if message.method == "notifications/cancelled" and message.params:
-                    _drop_cancelled(session, msgspec.json.decode(message.params))
+            await session.feed(inbound)
             await _respond(send, 202, b"", extra, content_type=None)
             return
-        if isinstance(parsed, list) and not session.connection.peer.session.batch:
+        if inbound.batch and not session.batches:
             error = _error_body("Invalid Request: batches are not supported by this revision")
             await _respond(send, 400, error, extra)
             return
         stream = session.open_stream(requests)
-        await session.feed(body)
+        await session.feed(inbound)
         try:
             if self.options.json_response:
                 frames = await _collect(stream)
@@ -339,28 +331,13 @@ class McpHttpApp:
         if session is None or not session.legacy:
             raise _Reject(404, "Session not found")
         body = await _read_body(receive, self.options.max_body)
-        try:
-            msgspec.json.decode(body)
-        except msgspec.DecodeError as exc:
-            await _respond(send, 400, _error_body(f"Parse error: {exc}", -32700))
+        inbound = session.parse(body)
+        bad = inbound.malformed
+        if bad is not None and bad.error.code == PARSE_ERROR:
+            await _respond(send, 400, _error_body(bad.error.message, bad.error.code))
             return
-        await session.feed(body)
+        await session.feed(inbound)
         await _respond(send, 202, b"Accepted", content_type=b"text/plain")
-
-
-def _is_id(value: Any) -> bool:
-    return isinstance(value, str | int) and not isinstance(value, bool)
-
-
-def _drop_cancelled(session: HttpSession, params: Any) -> None:
-    """A cancelled request gets no response: stop its stream waiting for one."""
-    request_id = params.get("requestId") if isinstance(params, dict) else None
-    stream = session.by_request.pop(request_id, None) if request_id is not None else None
-    if stream is not None:
-        stream.waiting_for.discard(request_id)
-        if not stream.waiting_for and not stream.done:
-            stream.done = True
-            stream.queue.put_nowait(None)
 
 
 async def _read_body(receive: Receive, limit: int) -> bytes:
@@ -423,29 +400,51 @@ async def _stream_sse(
         await send(
             {"type": "http.response.body", "body": _event(event_id, data), "more_body": True}
         )
-    if stream is not None and not stream.done:
+    tail = b""
+    if stream is not None:
         stream.attached = True
-        gone = asyncio.create_task(_wait_disconnect(receive))
         try:
-            while True:
-                getter = asyncio.create_task(stream.queue.get())
-                finished, _ = await asyncio.wait(
-                    {getter, gone}, return_when=asyncio.FIRST_COMPLETED
-                )
-                if getter not in finished:
+            tail = await _pump(stream, receive, send, sent)
+        finally:
+            stream.attached = False
+    with contextlib.suppress(Exception):
+        await send({"type": "http.response.body", "body": tail})
+
+
+async def _pump(stream: Stream, receive: Receive, send: Send, sent: set[str]) -> bytes:
+    """Send a stream's events until it ends or the client goes away; return what is left.
+
+    Events already queued go out together without any task; only when the stream must be
+    waited on does a task watch for the client going away. The events that arrived with the
+    end of the stream are returned, to go out with the last body message.
+    """
+    ready: list[bytes] = []
+    gone: asyncio.Task[None] | None = None
+    try:
+        while True:
+            if stream.queue.empty():
+                if stream.done:
+                    break
+                if ready:
+                    body, ready = b"".join(ready), []
+                    await send({"type": "http.response.body", "body": body, "more_body": True})
+                gone = gone or asyncio.create_task(_wait_disconnect(receive))
+                getter = asyncio.ensure_future(stream.queue.get())
+                await asyncio.wait({getter, gone}, return_when=asyncio.FIRST_COMPLETED)
+                if not getter.done():
                     getter.cancel()
                     break
                 item = getter.result()
-                if item is None:
-                    break
-                if item[0] in sent:
-                    continue
-                await send({"type": "http.response.body", "body": _event(*item), "more_body": True})
-        finally:
-            stream.attached = False
+            else:
+                item = stream.queue.get_nowait()
+            if item is None:
+                break
+            if item[0] not in sent:
+                ready.append(_event(*item))
+    finally:
+        if gone is not None:
             gone.cancel()
-    with contextlib.suppress(Exception):
-        await send({"type": "http.response.body", "body": b""})
+    return b"".join(ready)
 
 
 def _event(event_id: str, data: bytes) -> bytes:
@@ -477,7 +476,13 @@ def run_http(
     port: int = 8000,
     options: HttpOptions | None = None,
 ) -> None:
-    """Serve MCP over HTTP with uvicorn until interrupted (blocking; uvloop when installed)."""
+    """Serve MCP over HTTP with uvicorn until interrupted (blocking; uvloop when installed).
+
+    What is loaded by then (modules, generated types, tables) lives as long as the process:
+    it is frozen out of the garbage collector's scans, which then only look at new objects.
+    """
     uvicorn: Any = importlib.import_module("uvicorn")
     app = McpHttpApp(servers, options)
+    gc.collect()
+    gc.freeze()
     uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on", loop="auto")
