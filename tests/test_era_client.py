@@ -41,6 +41,17 @@ async def test_every_request_carries_the_per_request_meta() -> None:
         await client.close()
 
 
+async def test_connect_of_a_2026_client_probes_and_returns_the_discover_result() -> None:
+    async with served(FixtureServer()) as end:
+        client = EraClient()
+        result = await client.connect(end)
+        assert isinstance(result, t.DiscoverResult)
+        assert result.supported_versions == ["2026-07-28"]
+        assert client.initialize_result is result
+        assert [f["method"] for f in end.sent] == ["server/discover"]
+        await client.close()
+
+
 async def test_mrtr_elicitation_is_answered_by_on_elicit_and_retried() -> None:
     async with served(FixtureServer()) as end:
         client = await connected(end)
