@@ -25,7 +25,7 @@ import logging
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeVar
+from typing import Any, Final, Literal, TypeVar, cast
 
 import msgspec
 
@@ -39,6 +39,7 @@ from ..core.errors import (
 )
 from ..core.events import Request
 from ..core.sealed import InvalidRequestState, StateSealer
+from ..core.wire import as_id, as_object
 from ..transports.http.headers import (
     HeaderError,
     InvalidToolHeaders,
@@ -52,6 +53,8 @@ from .modern_connection import (
     Emit,
     Frame,
     ModernConnection,
+    field,
+    obj,
 )
 from .mrtr import (
     MRTR_METHODS,
@@ -226,16 +229,17 @@ class ModernServer:
         self, message: Any, emit: Emit | None = None, headers: Mapping[str, str] | None = None
     ) -> Reply:
         """Answer one decoded JSON-RPC message; ``headers`` (lower-case names) on HTTP only."""
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        frame = as_object(message)
+        if frame is None or frame.get("jsonrpc") != "2.0":
             return Reply(error_frame(None, INVALID_REQUEST, "Invalid Request"), 400)
-        method = message.get("method")
-        if "id" not in message:
+        method = frame.get("method")
+        if "id" not in frame:
             return Reply(None, 202 if isinstance(method, str) else 400)
-        request_id = message["id"]
-        if not _is_id(request_id) or not isinstance(method, str):
+        request_id = as_id(frame["id"])
+        if request_id is None or not isinstance(method, str):
             return Reply(error_frame(None, INVALID_REQUEST, "Invalid Request"), 400)
         try:
-            return await self._request(request_id, method, message.get("params"), emit, headers)
+            return await self._request(request_id, method, frame.get("params"), emit, headers)
         except _Refused as exc:
             return Reply(error_frame(request_id, exc.code, exc.message, exc.data), exc.status)
 
@@ -243,8 +247,8 @@ class ModernServer:
         self, method: str, params: Any, headers: Mapping[str, str] | None
     ) -> tuple[str, dict[str, Any]]:
         """Checks 1-5 of the module docstring; return the version and ``_meta``, or refuse."""
-        meta = params.get("_meta") if isinstance(params, dict) else None
-        if not isinstance(meta, dict):
+        meta = as_object(field(params, "_meta"))
+        if meta is None:
             raise _Refused(INVALID_PARAMS, "Invalid params: _meta is required", 400)
         version = meta.get(META_VERSION)
         if not isinstance(version, str):
@@ -287,7 +291,7 @@ class ModernServer:
     def _cached_tool_headers(self, method: str, params: Any) -> tuple[ParamHeader, ...]:
         if method != "tools/call" or self._tool_headers is None:
             return ()
-        return self._tool_headers.get(params.get("name"), ())
+        return self._tool_headers.get(str(field(params, "name")), ())
 
     async def _request(
         self,
@@ -345,26 +349,22 @@ class ModernServer:
     def _complete(
         self, request_id: Any, method: str, result: Any, handler: Any, cacheable: bool = True
     ) -> Frame:
-        out = result if isinstance(result, dict) else msgspec.to_builtins(result)
-        if not isinstance(out, dict):
+        out = as_object(msgspec.to_builtins(result))
+        if out is None:
             return error_frame(request_id, INTERNAL_ERROR, "the handler returned no result object")
         out.setdefault("resultType", "complete")
-        meta = out.get("_meta")
-        meta = dict(meta) if isinstance(meta, dict) else {}
+        meta = dict(obj(out.get("_meta")))
         meta.setdefault(META_SERVER_INFO, self.server_info())
         out["_meta"] = meta
         if cacheable and method in CACHEABLE and out["resultType"] == "complete":
             ttl, scope = getattr(handler, "__mcpgen_cache__", (None, None))
             out.setdefault("ttlMs", self.cache_ttl_ms if ttl is None else ttl)
             out.setdefault("cacheScope", scope or self.cache_scope)
-        if (
-            method == "tools/list"
-            and "nextCursor" not in out
-            and isinstance(out.get("tools"), list)
-        ):
-            out["tools"] = sorted(out["tools"], key=lambda tool: str(tool.get("name", "")))
-        if method == "tools/list" and self._tool_headers is None:
-            self._remember_tool_headers(out.get("tools"))
+        tools = _objects(out.get("tools")) if method == "tools/list" else None
+        if tools is not None and "nextCursor" not in out:
+            out["tools"] = tools = sorted(tools, key=lambda tool: str(tool.get("name", "")))
+        if tools is not None and self._tool_headers is None:
+            self._remember_tool_headers(tools)
         return {"jsonrpc": "2.0", "id": request_id, "result": out}
 
     def _discover(self) -> dict[str, Any]:
@@ -392,13 +392,12 @@ class ModernServer:
 
     async def _load_tool_headers(self, params: Any) -> None:
         """Learn the tools' ``x-mcp-header`` annotations from the server's own ``tools/list``."""
-        if not is_implemented(self.server, "list_tools") or not isinstance(params, dict):
+        if not is_implemented(self.server, "list_tools"):
             self._tool_headers = {}
             return
-        meta = params.get("_meta")
         spec = self.server.METHODS["tools/list"]
         try:
-            typed = convert({"_meta": meta if isinstance(meta, dict) else {}}, spec.params)
+            typed = convert({"_meta": obj(field(params, "_meta"))}, spec.params)
             connection = ModernConnection(self, self.versions[0], typed.meta, None, None)
             event = Request(0, "tools/list", typed)
             context = self.server.CONTEXT(connection, event)  # type: ignore[arg-type]
@@ -406,19 +405,20 @@ class ModernServer:
         except Exception:
             self._tool_headers = {}
             return
-        self._remember_tool_headers(msgspec.to_builtins(result).get("tools"))
+        self._remember_tool_headers(_objects(field(msgspec.to_builtins(result), "tools")) or [])
 
-    def _remember_tool_headers(self, tools: Any) -> None:
+    def _remember_tool_headers(self, tools: list[dict[str, Any]]) -> None:
         table: dict[str, tuple[ParamHeader, ...]] = {}
-        for tool in tools if isinstance(tools, list) else []:
-            if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
+        for tool in tools:
+            name = tool.get("name")
+            if not isinstance(name, str):
                 continue
             try:
                 found = param_headers(tool.get("inputSchema"))
             except InvalidToolHeaders:
                 found = ()
             if found:
-                table[tool["name"]] = found
+                table[name] = found
         self._tool_headers = table
 
 
@@ -434,6 +434,14 @@ def modern_engine(servers: Iterable[Any], legacy_versions: Iterable[str]) -> Mod
 
 
 _ENGINES: weakref.WeakKeyDictionary[ServerBase, ModernServer] = weakref.WeakKeyDictionary()
+
+
+def _objects(value: object) -> list[dict[str, Any]] | None:
+    """``value`` as a list of JSON objects (other items dropped), if it is a list."""
+    if not isinstance(value, list):
+        return None
+    items = cast("list[object]", value)
+    return [o for o in map(as_object, items) if o is not None]
 
 
 def _is_id(value: Any) -> bool:

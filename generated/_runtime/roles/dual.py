@@ -18,10 +18,10 @@ from typing import Any, Final
 import msgspec
 
 from ..core.errors import PARSE_ERROR
-from ..core.wire import Inbound, Malformed, Outbound
+from ..core.wire import Inbound, Malformed, Outbound, as_id, as_object
 from ..transports.base import ConnectionClosed, RelatedId, Transport
 from .modern import LEGACY_VERSIONS, META_VERSION, ModernServer, error_frame
-from .modern_connection import Frame
+from .modern_connection import Frame, field
 
 _ENCODER: Final = msgspec.json.Encoder()
 CANCELLED: Final = "notifications/cancelled"
@@ -69,9 +69,7 @@ def describe(frame: Frame) -> Outbound:
 
 def is_modern(message: Any) -> bool:
     """Whether a decoded message carries modern per-request ``_meta`` (not an initialize one)."""
-    params = message.get("params") if isinstance(message, dict) else None
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    version = meta.get(META_VERSION) if isinstance(meta, dict) else None
+    version = field(message, "params", "_meta", META_VERSION)
     return isinstance(version, str) and version not in LEGACY_VERSIONS
 
 
@@ -107,7 +105,7 @@ async def serve_both(transport: Transport, engine: ModernServer, legacy: list[An
             except msgspec.DecodeError as exc:
                 await write(error_frame(None, PARSE_ERROR, f"Parse error: {exc}"))
                 continue
-            method = message.get("method") if isinstance(message, dict) else None
+            method = field(message, "method")
             if inner is None and method == "initialize" and legacy:
                 inner = _Inner(transport)
                 connection = ServerConnection(legacy, inner)
@@ -116,15 +114,14 @@ async def serve_both(transport: Transport, engine: ModernServer, legacy: list[An
                 inner.inbox.put_nowait(frame)
                 continue
             if method == "notifications/cancelled":
-                params = message.get("params")
-                target = params.get("requestId") if isinstance(params, dict) else None
-                task = running.pop(target, None) if isinstance(target, str | int) else None
+                target = as_id(field(message, "params", "requestId"))
+                task = running.pop(target, None) if target is not None else None
                 if task is not None:
                     task.cancel()
                 continue
-            if isinstance(message, dict) and "id" in message and isinstance(method, str):
-                key = message["id"]
-                running[key] = asyncio.create_task(answer(message))
+            request = as_object(message)
+            if request is not None and "id" in request and isinstance(method, str):
+                running[request["id"]] = asyncio.create_task(answer(request))
                 continue
             reply = await engine.handle(message, write)
             if reply.frame is not None:

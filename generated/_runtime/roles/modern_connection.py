@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from ..core.errors import INTERNAL_ERROR, MCPError
+from ..core.wire import as_object
 from .mrtr import Rounds
 from .server import LOG_LEVELS
 from .subscriptions import PROMPTS_CHANGED, RESOURCE_UPDATED, RESOURCES_CHANGED, TOOLS_CHANGED
@@ -27,6 +28,22 @@ META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
 _CHANGES: Final = frozenset({TOOLS_CHANGED, PROMPTS_CHANGED, RESOURCES_CHANGED, RESOURCE_UPDATED})
 
 Frame = dict[str, Any]
+
+
+def field(value: object, *path: str) -> Any:
+    """The value at ``path`` inside nested JSON objects, or None where one is missing."""
+    for key in path:
+        obj = as_object(value)
+        if obj is None:
+            return None
+        value = obj.get(key)
+    return value
+
+
+def obj(value: object) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else an empty one."""
+    found = as_object(value)
+    return {} if found is None else found
 Emit = Callable[[Frame], Awaitable[None]]
 """Writes one notification that belongs to the request being answered."""
 
@@ -46,10 +63,8 @@ class ModernConnection:
         self.protocol_version = version
         self.methods = engine.server.METHODS
         self.our_capabilities = engine.capabilities
-        caps = meta.get(META_CAPABILITIES)
-        self.their_capabilities: dict[str, Any] = dict(caps) if isinstance(caps, Mapping) else {}
-        info = meta.get(META_CLIENT_INFO)
-        self.client_info: dict[str, Any] = dict(info) if isinstance(info, Mapping) else {}
+        self.their_capabilities: dict[str, Any] = dict(obj(meta.get(META_CAPABILITIES)))
+        self.client_info: dict[str, Any] = dict(obj(meta.get(META_CLIENT_INFO)))
         level = meta.get(META_LOG_LEVEL)
         self.log_level: str | None = level if level in LOG_LEVELS else None
         self.rounds = rounds
@@ -67,12 +82,8 @@ class ModernConnection:
         """Change notifications go to listeners; others belong to this request's stream."""
         name = method if isinstance(method, str) else str(method.method)
         if name in _CHANGES:
-            uri = (
-                getattr(params, "uri", None)
-                if not isinstance(params, Mapping)
-                else params.get("uri")
-            )
-            await self.engine.publish(name, uri)
+            uri = field(msgspec.to_builtins(params), "uri")
+            await self.engine.publish(name, uri if isinstance(uri, str) else None)
             return
         await self._send(name, params)
 
@@ -101,5 +112,5 @@ class ModernConnection:
     async def _send(self, method: str, params: Any) -> None:
         if self._emit is None:
             return
-        body = msgspec.to_builtins(params) if params is not None else {}
+        body: Any = msgspec.to_builtins(params) if params is not None else {}
         await self._emit({"jsonrpc": "2.0", "method": method, "params": body})
