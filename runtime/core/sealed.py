@@ -114,7 +114,7 @@ class StateSealer:
 
     def open(self, token: str, *, bind: str = "") -> Any:
         """Verify ``token`` (MAC, key, expiry, binding) and return its data, or raise."""
-        if not isinstance(token, str) or len(token) > MAX_STATE_SIZE:
+        if len(token) > MAX_STATE_SIZE:
             raise InvalidRequestState("malformed")
         parts = token.split(".")
         if len(parts) != 4 or parts[0] != _VERSION:

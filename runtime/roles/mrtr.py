@@ -23,6 +23,7 @@ import msgspec
 
 from ..core.codec import convert
 from ..core.sealed import InvalidRequestState, StateSealer, binding
+from ..core.wire import as_object
 
 MRTR_METHODS: Final = frozenset({"tools/call", "prompts/get", "resources/read"})
 """The requests that may be answered with an ``InputRequiredResult``."""
@@ -136,15 +137,19 @@ def open_rounds(
     answers: dict[str, Any] = {}
     state = params.get("requestState")
     if state is not None:
-        opened = sealer.open(state, bind=bind)
-        if not isinstance(opened, dict) or not isinstance(opened.get("answers"), dict):
+        if not isinstance(state, str):
             raise InvalidRequestState("malformed")
-        answers.update(opened["answers"])
+        sealed = as_object(sealer.open(state, bind=bind)) or {}
+        opened = as_object(sealed.get("answers"))
+        if opened is None:
+            raise InvalidRequestState("malformed")
+        answers.update(opened)
     responses = params.get("inputResponses")
     if responses is not None:
-        if not isinstance(responses, dict):
+        given = as_object(responses)
+        if given is None:
             raise InvalidInputResponse("inputResponses must be an object")
-        answers.update(responses)
+        answers.update(given)
     if len(answers) > MAX_ANSWERS:
         raise InvalidInputResponse(f"at most {MAX_ANSWERS} inputResponses per request")
     return Rounds(method, bind, answers, client_capabilities, result_types)

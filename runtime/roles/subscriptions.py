@@ -19,7 +19,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, cast
+
+from ..core.wire import as_object
 
 SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
 ACKNOWLEDGED: Final = "notifications/subscriptions/acknowledged"
@@ -97,19 +99,22 @@ class Filter:
     @classmethod
     def parse(cls, raw: Any) -> Filter:
         """Read the ``notifications`` field of a listen request (a dict or a Struct's builtins)."""
-        if not isinstance(raw, Mapping):
+        fields = as_object(raw)
+        if fields is None:
             raise FilterError("notifications must be an object")
-        lists = set()
+        lists: set[str] = set()
         for field in LIST_FILTERS:
-            value = raw.get(field)
+            value: object = fields.get(field)
             if value is not None and not isinstance(value, bool):
                 raise FilterError(f"{field} must be a boolean")
             if value:
                 lists.add(field)
-        uris = raw.get("resourceSubscriptions")
-        if uris is None:
-            uris = []
-        if not isinstance(uris, list) or not all(isinstance(u, str) for u in uris):
+        given: object = fields.get("resourceSubscriptions")
+        items = cast("list[object]", given) if isinstance(given, list) else None
+        if given is None:
+            items = []
+        uris = [u for u in items or () if isinstance(u, str)]
+        if items is None or len(uris) != len(items):
             raise FilterError("resourceSubscriptions must be a list of URIs")
         if len(uris) > MAX_RESOURCE_SUBSCRIPTIONS:
             raise FilterError(f"at most {MAX_RESOURCE_SUBSCRIPTIONS} resourceSubscriptions")
@@ -144,11 +149,11 @@ def supported_filters(capabilities: Mapping[str, Any]) -> frozenset[str]:
         ("prompts", "promptsListChanged"),
         ("resources", "resourcesListChanged"),
     ):
-        entry = capabilities.get(top)
-        if isinstance(entry, Mapping) and entry.get("listChanged"):
+        entry = as_object(capabilities.get(top))
+        if entry is not None and entry.get("listChanged"):
             out.add(field)
-    resources = capabilities.get("resources")
-    if isinstance(resources, Mapping) and resources.get("subscribe"):
+    resources = as_object(capabilities.get("resources"))
+    if resources is not None and resources.get("subscribe"):
         out.add("resourceSubscriptions")
     return frozenset(out)
 
