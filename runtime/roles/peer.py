@@ -381,9 +381,7 @@ def start_eagerly(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:
         waiting_on = context.run(coro.send, None)
     except StopIteration:
         return None
-    return asyncio.get_running_loop().create_task(
-        _resume(coro, waiting_on), context=context
-    )
+    return asyncio.get_running_loop().create_task(_resume(coro, waiting_on), context=context)
 
 
 @types.coroutine

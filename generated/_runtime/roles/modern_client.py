@@ -24,19 +24,25 @@ import asyncio
 import contextlib
 import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, cast
 
 import msgspec
 
 from ..core.codec import convert
 from ..core.errors import MCPError
 from ..core.events import Request
-from ..core.wire import Inbound
+from ..core.wire import Inbound, as_object
 from ..transports.base import ConnectionClosed, Transport
 from .connection import RequestContext
 from .dual import describe
 from .modern import META_VERSION
-from .modern_connection import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL
+from .modern_connection import (
+    META_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    field,
+    obj,
+)
 from .subscriptions import SUBSCRIPTION_ID
 
 MODERN_ERRORS: Final = frozenset({-32020, -32021, -32022})
@@ -93,8 +99,9 @@ class StreamChannel:
                     frame = msgspec.json.decode(raw)
                 except msgspec.DecodeError:
                     continue
-                if isinstance(frame, dict):
-                    await self._route(frame)
+                message = as_object(frame)
+                if message is not None:
+                    await self._route(message)
             self.closed = ConnectionClosed("the server closed the connection")
         except ConnectionClosed as exc:
             self.closed = exc
@@ -112,11 +119,8 @@ class StreamChannel:
             return
         if "id" in frame:  # no server->client requests in this era
             return
-        raw_params = frame.get("params")
-        params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
-        raw_meta = params.get("_meta")
-        meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
-        key: Any = meta.get(SUBSCRIPTION_ID)
+        params = obj(frame.get("params"))
+        key: Any = field(params, "_meta", SUBSCRIPTION_ID)
         if key is None and method == "notifications/progress":
             key = ("progress", params.get("progressToken"))
         handler = self._related.get(key)
@@ -200,23 +204,21 @@ class ModernSession:
         self, method: str, params: Any, timeout: float | None, related: OnNotification | None
     ) -> Any:
         """One request/response, no MRTR; return the raw result or raise ``MCPError``."""
-        body = msgspec.to_builtins(params) if params is not None else {}
-        if not isinstance(body, dict):
-            body = {}
-        body["_meta"] = {**(body.get("_meta") or {}), **self.meta()}
+        body = obj(msgspec.to_builtins(params))
+        body["_meta"] = {**obj(body.get("_meta")), **self.meta()}
         frame = {"jsonrpc": "2.0", "id": f"m{next(self._ids)}", "method": method, "params": body}
         response = await self.channel.call(frame, timeout, related)
         if _retry_same_version(response, self.version):
             # -32022 that lists our version (a server that changed, or a proxy): retry once
             frame = {**frame, "id": f"m{next(self._ids)}"}
             response = await self.channel.call(frame, timeout, related)
-        error = response.get("error")
-        if isinstance(error, dict):
-            raise MCPError(
-                int(error.get("code", -32603)), str(error.get("message")), error.get("data")
-            )
-        result = response.get("result")
-        if not isinstance(result, dict):
+        error = as_object(response.get("error"))
+        if error is not None:
+            code = error.get("code")
+            code = code if isinstance(code, int) else -32603
+            raise MCPError(code, str(error.get("message")), error.get("data"))
+        result = as_object(response.get("result"))
+        if result is None:
             raise MCPError(-32603, f"{method}: the response has no result object")
         return result
 
@@ -229,10 +231,10 @@ class ModernSession:
     ) -> Any:
         """Send a request, answer input rounds, return the typed result."""
         spec = self.client.METHODS[method]
-        body = msgspec.to_builtins(params) if params is not None else {}
+        body = obj(msgspec.to_builtins(params))
         related = _progress_relay(progress) if progress is not None else None
         if progress is not None:
-            body.setdefault("_meta", {})["progressToken"] = f"p{id(body)}"
+            body["_meta"] = {**obj(body.get("_meta")), "progressToken": f"p{id(body)}"}
         for _ in range(self.max_rounds):
             result = await self.send(method, body, timeout, related)
             kind = result.get("resultType", "complete")
@@ -241,8 +243,8 @@ class ModernSession:
             if kind != "input_required":
                 raise MCPError(-32603, f"{method}: unknown resultType {kind!r}")
             body = {k: v for k, v in body.items() if k not in ("inputResponses", "requestState")}
-            requests = result.get("inputRequests")
-            if isinstance(requests, dict) and requests:
+            requests = as_object(result.get("inputRequests"))
+            if requests:
                 body["inputResponses"] = await self._answer(requests)
             if "requestState" in result:
                 body["requestState"] = result["requestState"]
@@ -250,12 +252,12 @@ class ModernSession:
 
     async def _answer(self, requests: Mapping[str, Any]) -> dict[str, Any]:
         async def one(key: str, request: Any) -> tuple[str, Any]:
-            method = request.get("method") if isinstance(request, dict) else None
-            attr = self.client.ROUTES.get(method)
+            method = field(request, "method")
+            attr = self.client.ROUTES.get(method) if isinstance(method, str) else None
             if attr is None or method not in _INPUT_ROUTES:
                 raise MCPError(-32601, f"the server asked for {method!r}, which this client lacks")
             spec = self.client.METHODS[method]
-            typed = convert(request.get("params") or {}, spec.params)
+            typed = convert(obj(field(request, "params")), spec.params)
             handler = getattr(self.client, attr)
             answer = await handler(typed, RequestContext(self.client, Request(key, method, typed)))
             return key, msgspec.to_builtins(answer)
@@ -324,7 +326,7 @@ class Subscription:
             await self._task
 
 
-@contextlib.asynccontextmanager
+@contextlib.asynccontextmanager  # pyright: ignore[reportDeprecated]
 async def listen(
     client: Any, *, timeout: float | None = 30.0, **notifications: Any
 ) -> AsyncIterator[Subscription]:
@@ -340,11 +342,10 @@ async def listen(
 
 def _retry_same_version(response: Frame, version: str) -> bool:
     """Whether an answer is -32022 naming ``version`` as supported (worth one retry)."""
-    error = response.get("error")
-    if not isinstance(error, dict) or error.get("code") != -32022:
+    if field(response, "error", "code") != -32022:
         return False
-    data = error.get("data")
-    return isinstance(data, dict) and version in (data.get("supported") or [])
+    supported = field(response, "error", "data", "supported")
+    return isinstance(supported, list) and version in cast("list[object]", supported)
 
 
 def _progress_relay(progress: Callable[..., Awaitable[None]]) -> OnNotification:
@@ -364,15 +365,15 @@ async def probe(session: ModernSession, timeout: float | None) -> tuple[str, dic
     except ConnectionClosed as exc:
         raise LegacyServer(f"the server closed the connection on server/discover: {exc}") from None
     except MCPError as exc:
-        if exc.code == -32022 and isinstance(exc.data, dict):
-            supported = exc.data.get("supported") or []
-            if session.version not in supported:
-                raise LegacyServer(f"the server supports {supported}") from None
+        supported = field(exc.data, "supported")
+        listed = cast("list[object]", supported) if isinstance(supported, list) else None
+        if exc.code == -32022 and listed is not None and session.version not in listed:
+            raise LegacyServer(f"the server supports {listed}") from None
         if exc.code not in MODERN_ERRORS:
             raise LegacyServer(f"server/discover answered {exc.code}: {exc.message}") from None
         raise
-    versions = result.get("supportedVersions") or []
-    if session.version not in versions:
+    versions = result.get("supportedVersions")
+    if not isinstance(versions, list) or session.version not in cast("list[object]", versions):
         raise LegacyServer(f"the server supports {versions}, not {session.version}")
     return session.version, result
 
@@ -395,10 +396,9 @@ async def connect_modern(
         _, result = await probe(
             session, probe_timeout if probe_timeout is not None else client.timeout
         )
-        caps = result.get("capabilities")
-        client.their_capabilities = dict(caps) if isinstance(caps, dict) else {}
-        info = (result.get("_meta") or {}).get("io.modelcontextprotocol/serverInfo")
-        client.server_info = dict(info) if isinstance(info, dict) else {}
+        client.their_capabilities = dict(obj(result.get("capabilities")))
+        info = field(result, "_meta", "io.modelcontextprotocol/serverInfo")
+        client.server_info = dict(obj(info))
         client.instructions = result.get("instructions")
     else:  # pinned without a probe: the server's capabilities are unknown, refuse nothing locally
         client.their_capabilities = {

@@ -44,6 +44,8 @@ def obj(value: object) -> dict[str, Any]:
     """``value`` if it is a JSON object, else an empty one."""
     found = as_object(value)
     return {} if found is None else found
+
+
 Emit = Callable[[Frame], Awaitable[None]]
 """Writes one notification that belongs to the request being answered."""
 
