@@ -15,7 +15,9 @@ import binascii
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
+
+from ...core.wire import as_object
 
 HEADER_MISMATCH: Final = -32020
 """JSON-RPC code of a header that is missing, malformed, or disagrees with the body."""
@@ -106,19 +108,23 @@ def param_headers(input_schema: Any) -> tuple[ParamHeader, ...]:
     return tuple(found)
 
 
-def _walk(node: Any, path: tuple[str, ...], found: list[ParamHeader], *, reachable: bool) -> None:
+def _walk(
+    node: object, path: tuple[str, ...], found: list[ParamHeader], *, reachable: bool
+) -> None:
     if isinstance(node, list):
-        for item in node:
+        for item in cast("list[object]", node):
             _walk(item, path, found, reachable=False)
         return
-    if not isinstance(node, Mapping):
+    schema = as_object(node)
+    if schema is None:
         return
-    if "x-mcp-header" in node:
-        found.append(_annotation(node, path, reachable))
-    for key, child in node.items():
-        if key == "properties" and isinstance(child, Mapping):
-            for prop, sub in child.items():
-                _walk(sub, (*path, str(prop)), found, reachable=reachable)
+    if "x-mcp-header" in schema:
+        found.append(_annotation(schema, path, reachable))
+    for key, child in schema.items():
+        props = as_object(child) if key == "properties" else None
+        if props is not None:
+            for prop, sub in props.items():
+                _walk(sub, (*path, prop), found, reachable=reachable)
         elif key != "x-mcp-header":
             _walk(child, path, found, reachable=False)
 
@@ -135,12 +141,13 @@ def _annotation(node: Mapping[str, Any], path: tuple[str, ...], reachable: bool)
     return ParamHeader(name=name, path=path, type=kind)
 
 
-def _lookup(arguments: Any, path: tuple[str, ...]) -> Any:
+def _lookup(arguments: object, path: tuple[str, ...]) -> object:
     node = arguments
     for key in path:
-        if not isinstance(node, Mapping) or key not in node:
+        found = as_object(node)
+        if found is None or key not in found:
             return None
-        node = node[key]
+        node = found[key]
     return node
 
 

@@ -18,7 +18,7 @@ from typing import Any, Final
 import msgspec
 
 from ...roles.modern import LEGACY_VERSIONS, ModernServer, Reply, error_frame
-from ...roles.modern_connection import Frame
+from ...roles.modern_connection import Frame, field
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -48,11 +48,7 @@ def wants_modern(headers: Mapping[str, str], body: bytes) -> bool:
         probe = msgspec.json.decode(body, type=_MetaProbe)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return False
-    params = probe.params
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    version = (
-        meta.get("io.modelcontextprotocol/protocolVersion") if isinstance(meta, dict) else None
-    )
+    version = field(probe.params, "_meta", "io.modelcontextprotocol/protocolVersion")
     return isinstance(version, str) and version not in LEGACY_VERSIONS
 
 

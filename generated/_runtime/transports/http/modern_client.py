@@ -15,11 +15,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import aiohttp
 import msgspec
 
+from ...core.wire import as_object
 from ...roles.modern_client import (
     DEFAULT_PROBE_TIMEOUT,
     Frame,
@@ -27,6 +28,7 @@ from ...roles.modern_client import (
     OnNotification,
     connect_modern,
 )
+from ...roles.modern_connection import field, obj
 from ..base import ConnectionClosed
 from .headers import InvalidToolHeaders, ParamHeader, param_headers, request_headers
 
@@ -65,11 +67,12 @@ class HttpChannel:
         self, frame: Frame, timeout: float | None, related: OnNotification | None
     ) -> Frame:
         """POST one request; return its response frame."""
-        params = frame.get("params") or {}
-        version = params.get("_meta", {}).get("io.modelcontextprotocol/protocolVersion", "")
-        method = frame["method"]
-        tool = self.tool_headers.get(params.get("name", "")) if method == "tools/call" else ()
-        headers = {**_ACCEPT, **self._extra, **request_headers(version, method, params, tool or ())}
+        params = obj(frame.get("params"))
+        version = str(field(params, "_meta", "io.modelcontextprotocol/protocolVersion") or "")
+        method = str(frame["method"])
+        name = str(params.get("name", ""))
+        tool = self.tool_headers.get(name, ()) if method == "tools/call" else ()
+        headers = {**_ACCEPT, **self._extra, **request_headers(version, method, params, tool)}
         try:
             return await asyncio.wait_for(self._post(frame, headers, related), timeout)
         except aiohttp.ClientError as exc:
@@ -88,11 +91,12 @@ class HttpChannel:
                     decoded = msgspec.json.decode(body) if body else None
                 except msgspec.DecodeError:
                     decoded = None
-                if not (isinstance(decoded, dict) and ("result" in decoded or "error" in decoded)):
+                found = as_object(decoded)
+                if found is None or ("result" not in found and "error" not in found):
                     if 400 <= rsp.status < 500:
                         raise LegacyServer(f"HTTP {rsp.status} without a JSON-RPC error")
                     raise ConnectionClosed(f"HTTP {rsp.status}: no JSON-RPC response")
-                response = decoded
+                response = found
         if frame["method"] == "tools/list":
             self._learn_tools(response)
         return response
@@ -113,34 +117,35 @@ class HttpChannel:
             except msgspec.DecodeError:
                 message = None
             data = []
-            if not isinstance(message, dict):
+            found = as_object(message)
+            if found is None:
                 continue
-            if "method" not in message:
-                if message.get("id") == request_id:
-                    return message
+            if "method" not in found:
+                if found.get("id") == request_id:
+                    return found
                 continue
-            params = message.get("params") if isinstance(message.get("params"), dict) else {}
             handler = related or self._on_notification
             try:
-                await handler(message["method"], params)
+                await handler(str(found["method"]), obj(found.get("params")))
             except Exception:
                 log.exception("notification handler failed")
         raise ConnectionClosed("the response stream ended without a response")
 
     def _learn_tools(self, response: Frame) -> None:
         """Remember each tool's ``x-mcp-header`` annotations; drop tools whose are invalid."""
-        result = response.get("result")
-        tools = result.get("tools") if isinstance(result, dict) else None
-        if not isinstance(result, dict) or not isinstance(tools, list):
+        result = as_object(response.get("result"))
+        tools: object = result.get("tools") if result is not None else None
+        if result is None or not isinstance(tools, list):
             return
-        kept = []
-        for tool in tools:
+        kept: list[object] = []
+        for item in cast("list[object]", tools):
+            tool = obj(item)
             try:
-                found = param_headers(tool.get("inputSchema") if isinstance(tool, dict) else None)
+                found = param_headers(tool.get("inputSchema"))
             except InvalidToolHeaders as exc:
                 log.warning("tool %r left out: %s", tool.get("name"), exc)
                 continue
-            kept.append(tool)
+            kept.append(item)
             if found:
                 self.tool_headers[str(tool.get("name"))] = found
         result["tools"] = kept
