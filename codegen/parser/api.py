@@ -81,9 +81,6 @@ def _specs(*groups: tuple[CallIR, ...]) -> tuple[str, ...]:
 def build_api(methods: tuple[MethodIR, ...], structs: tuple[StructIR, ...]) -> ApiIR:
     """Decide the generated API of a revision from its method table and types."""
     by_name = {s.name: s for s in structs}
-    # What connect returns: the handshake's result, or server/discover's (2026-07-28 on).
-    opens = any(m.method == "initialize" for m in methods)
-    connect_result = "InitializeResult" if opens else "DiscoverResult"
     requests = [m for m in methods if m.kind == "request" and m.method not in RUNTIME_REQUESTS]
     notes = [
         m for m in methods if m.kind == "notification" and m.method not in RUNTIME_NOTIFICATIONS
@@ -95,6 +92,8 @@ def build_api(methods: tuple[MethodIR, ...], structs: tuple[StructIR, ...]) -> A
     server_calls = tuple(_call(m, by_name) for m in requests if _sends(m, "server"))
     server_notifies = tuple(_call(m, by_name, "notify_") for m in notes if _sends(m, "server"))
     has_pages = any(c.page for c in client_calls)
+    opening = {m.method: m.result_type for m in methods if m.result_type}
+    connect_result = opening.get("initialize") or opening.get("server/discover") or "Result"
     client_imports = module_imports(
         _needs(client_calls, pages=True)
         | _needs(client_handlers, args=False)
@@ -121,11 +120,11 @@ def build_api(methods: tuple[MethodIR, ...], structs: tuple[StructIR, ...]) -> A
         server_notifies=server_notifies,
         client_imports=client_imports,
         server_imports=server_imports,
-        connect_result=connect_result,
         routes_client=tuple((c.method, c.name) for c in client_handlers),
         routes_server=tuple((c.method, c.name) for c in server_handlers),
         has_output_schema=tool is not None
         and any(f.wire_name == "outputSchema" for f in tool.fields),
+        connect_result=connect_result,
     )
 
 

@@ -153,8 +153,8 @@ class ApiIR:
     routes_client: tuple[tuple[str, str], ...]
     routes_server: tuple[tuple[str, str], ...]
     has_output_schema: bool
-    connect_result: str = "InitializeResult"
-    """The result type ``connect`` returns (``DiscoverResult`` in the stateless era)."""
+    connect_result: str
+    """What ``connect*`` return: ``InitializeResult``, or the ``server/discover`` result."""
 
 
 @dataclass(frozen=True)
@@ -185,18 +185,14 @@ class RevisionIR:
 
     @property
     def templates(self) -> tuple[tuple[str, str], ...]:
-        """(template, output file) pairs of this revision's subpackage.
-
-        The stateless revision (no ``initialize``) gets types and methods only, until the
-        runtime speaks its protocol.
-        """
-        files = [
+        """(template, output file) pairs of this revision's subpackage (every revision, both eras)."""
+        return (
             ("revision_init.py.jinja", "__init__.py"),
             ("types.py.jinja", "types.py"),
             ("methods.py.jinja", "methods.py"),
-        ]
-        files += [("client.py.jinja", "client.py"), ("server.py.jinja", "server.py")]
-        return tuple(files)
+            ("client.py.jinja", "client.py"),
+            ("server.py.jinja", "server.py"),
+        )
 
     @property
     def init_lazy(self) -> tuple[tuple[str, str], ...]:

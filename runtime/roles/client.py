@@ -146,6 +146,7 @@ class ClientBase(Connection, Generic[InitT]):
         self.initialize_result = result
         init = _initialize_fields(result)
         self.negotiate(init.protocol_version, self.METHODS, batch=self.SUPPORTS_BATCH)
+        self.handlers = implemented_handlers(self, self.ROUTES)  # as declared at this handshake
         self.their_capabilities = as_json(init.capabilities)
         self.server_info = as_json(init.server_info)
         instructions = init.instructions
@@ -276,7 +277,7 @@ class ClientBase(Connection, Generic[InitT]):
 
     async def ping(self, timeout: float | Default | None = DEFAULT) -> None:
         """Check that the server answers."""
-        await self.request("ping", timeout=timeout)
+        await self.request(self.METHODS["ping"], None, timeout=timeout)
 
     # -- what the server sends -----------------------------------------------------------
 

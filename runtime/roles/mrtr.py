@@ -165,4 +165,4 @@ async def ask(ctx: Any, method: str, params: Any = None, *, key: str | None = No
     connection = ctx.connection
     if isinstance(connection, ModernConnection) and connection.rounds is not None:
         return connection.rounds.ask(method, params, key)
-    return await ctx.send_request(method, params)
+    return await ctx.request(connection.methods[method], params)
