@@ -185,7 +185,7 @@ class RevisionIR:
 
     @property
     def templates(self) -> tuple[tuple[str, str], ...]:
-        """(template, output file) pairs of this revision's subpackage (every revision, both eras)."""
+        """(template, output file) pairs of a revision's subpackage (both eras get all five)."""
         return (
             ("revision_init.py.jinja", "__init__.py"),
             ("types.py.jinja", "types.py"),
