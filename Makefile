@@ -51,6 +51,7 @@ bench: install
 
 demo: install generate
 	$(PY) examples/demo_client.py
+	$(PY) examples/demo_era_client.py
 
 clean:
 	rm -rf $(VENV) tests/node/node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -185,19 +185,14 @@ class RevisionIR:
 
     @property
     def templates(self) -> tuple[tuple[str, str], ...]:
-        """(template, output file) pairs of this revision's subpackage.
-
-        The stateless revision (no ``initialize``) gets types and methods only, until the
-        runtime speaks its protocol.
-        """
-        files = [
+        """(template, output file) pairs of a revision's subpackage (both eras get all five)."""
+        return (
             ("revision_init.py.jinja", "__init__.py"),
             ("types.py.jinja", "types.py"),
             ("methods.py.jinja", "methods.py"),
-        ]
-        if self.has_handshake:
-            files += [("client.py.jinja", "client.py"), ("server.py.jinja", "server.py")]
-        return tuple(files)
+            ("client.py.jinja", "client.py"),
+            ("server.py.jinja", "server.py"),
+        )
 
     @property
     def init_lazy(self) -> tuple[tuple[str, str], ...]:
@@ -205,8 +200,6 @@ class RevisionIR:
 
         ``import pkg.vX.types`` stays as light as the types; ``pkg.vX.Client`` loads the runtime.
         """
-        if not self.has_handshake:
-            return ()
         return (
             ("Client", "client"),
             ("Server", "server"),

@@ -200,7 +200,7 @@ class PythonRenderer:
     @property
     def init_extra_doc(self) -> str:
         """What the ``__init__`` docstring adds for revisions with a client and server."""
-        return ", ``client`` and ``server`` the typed API" if self.rev.has_handshake else ""
+        return ", ``client`` and ``server`` the typed API"
 
     @property
     def output_schema_doc(self) -> str:

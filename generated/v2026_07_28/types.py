@@ -179,7 +179,7 @@ class CallToolRequest(
 class CallToolRequestParams(MCPStruct, kw_only=True):
     """Parameters for a `tools/call` request."""
 
-    meta: dict[str, Any] = field(name="_meta")
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """Extends {@link MetaObject} with additional request-specific fields. All key naming rules from `MetaObject` apply."""
 
     arguments: dict[str, Any] | UnsetType = UNSET
@@ -346,7 +346,7 @@ class CompleteRequest(
 class CompleteRequestParams(MCPStruct, kw_only=True):
     """Parameters for a `completion/complete` request."""
 
-    meta: dict[str, Any] = field(name="_meta")
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """Extends {@link MetaObject} with additional request-specific fields. All key naming rules from `MetaObject` apply."""
 
     argument: CompleteRequestParamsArgument
@@ -697,7 +697,7 @@ class GetPromptRequest(
 class GetPromptRequestParams(MCPStruct, kw_only=True):
     """Parameters for a `prompts/get` request."""
 
-    meta: dict[str, Any] = field(name="_meta")
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """Extends {@link MetaObject} with additional request-specific fields. All key naming rules from `MetaObject` apply."""
 
     arguments: dict[str, str] | UnsetType = UNSET
@@ -894,7 +894,7 @@ class InputRequiredResult(MCPStruct, kw_only=True, tag_field="resultType", tag="
 class InputResponseRequestParams(MCPStruct, kw_only=True):
     """The `InputResponseRequestParams` object of the MCP schema."""
 
-    meta: dict[str, Any] = field(name="_meta")
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """Extends {@link MetaObject} with additional request-specific fields. All key naming rules from `MetaObject` apply."""
 
     input_responses: InputResponses | UnsetType = field(default=UNSET, name="inputResponses")
@@ -1487,7 +1487,7 @@ class PaginatedRequest(MCPStruct, kw_only=True, tag_field="jsonrpc", tag="2.0"):
 class PaginatedRequestParams(MCPStruct, kw_only=True):
     """Common params for paginated requests."""
 
-    meta: dict[str, Any] = field(name="_meta")
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """Extends {@link MetaObject} with additional request-specific fields. All key naming rules from `MetaObject` apply."""
 
     cursor: str | UnsetType = UNSET
@@ -1687,7 +1687,7 @@ class ReadResourceRequest(
 class ReadResourceRequestParams(MCPStruct, kw_only=True):
     """Parameters for a `resources/read` request."""
 
-    meta: dict[str, Any] = field(name="_meta")
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """Extends {@link MetaObject} with additional request-specific fields. All key naming rules from `MetaObject` apply."""
 
     input_responses: InputResponses | UnsetType = field(default=UNSET, name="inputResponses")
@@ -1802,7 +1802,7 @@ class RequestMetaObject(MCPStruct, kw_only=True):
 class RequestParams(MCPStruct, kw_only=True):
     """Common params for any request."""
 
-    meta: dict[str, Any] = field(name="_meta")
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """Extends {@link MetaObject} with additional request-specific fields. All key naming rules from `MetaObject` apply."""
 
 
@@ -1978,7 +1978,7 @@ class ResourceListChangedNotification(
 class ResourceRequestParams(MCPStruct, kw_only=True):
     """Common params for resource-related requests."""
 
-    meta: dict[str, Any] = field(name="_meta")
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """Extends {@link MetaObject} with additional request-specific fields. All key naming rules from `MetaObject` apply."""
 
     uri: str
@@ -2306,7 +2306,7 @@ class SubscriptionsListenRequest(
 class SubscriptionsListenRequestParams(MCPStruct, kw_only=True):
     """Parameters for a {@link SubscriptionsListenRequestsubscriptions/listen} request."""
 
-    meta: dict[str, Any] = field(name="_meta")
+    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """Extends {@link MetaObject} with additional request-specific fields. All key naming rules from `MetaObject` apply."""
 
     notifications: SubscriptionFilter

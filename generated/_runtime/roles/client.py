@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar, cast
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar, cast, runtime_checkable
 
 import msgspec
 
@@ -36,6 +36,7 @@ DEFAULT_TIMEOUT_S = 60.0
 """How long a request waits for its response unless the call or the client says otherwise."""
 
 
+@runtime_checkable
 class InitializeResultLike(Protocol):
     """What the client reads of any revision's ``InitializeResult``."""
 
@@ -60,7 +61,17 @@ class InitializeResultLike(Protocol):
         ...
 
 
-InitT = TypeVar("InitT", bound=InitializeResultLike)
+@runtime_checkable
+class ConnectResultLike(Protocol):
+    """What every revision's connect result has: ``InitializeResult`` or ``DiscoverResult``."""
+
+    @property
+    def capabilities(self) -> object:
+        """The server's capabilities."""
+        ...
+
+
+InitT = TypeVar("InitT", bound=ConnectResultLike)
 
 
 class ClientBase(Connection, Generic[InitT]):
@@ -96,6 +107,8 @@ class ClientBase(Connection, Generic[InitT]):
         self._reader: asyncio.Task[None] | None = None
         self._generation = 0
         self._renew_lock = asyncio.Lock()
+        self.modern: Any = None
+        """The ``ModernSession`` once connected in the 2026-07-28 era (else None)."""
 
     @property
     def default_timeout(self) -> float | None:
@@ -114,7 +127,17 @@ class ClientBase(Connection, Generic[InitT]):
     async def connect(
         self, transport: Transport, describe_close: Callable[[], str] | None = None
     ) -> InitT:
-        """Run the handshake over ``transport``; return the server's initialize result."""
+        """Run the handshake over ``transport``; return the server's initialize result.
+
+        A 2026-07-28 client probes ``server/discover`` instead and returns its result.
+        """
+        if "initialize" not in self.METHODS:
+            from .modern_client import StreamChannel, connect_modern
+
+            found = await connect_modern(self, StreamChannel(transport, self.on_notification))
+            result: InitT = convert(found, self.METHODS["server/discover"].result)
+            self.initialize_result = result
+            return result
         await connect_any(transport, [self], describe_close)
         assert self.initialize_result is not None
         return self.initialize_result
@@ -122,11 +145,12 @@ class ClientBase(Connection, Generic[InitT]):
     async def _finish(self, result: InitT) -> None:
         """Adopt the server's initialize result and send ``notifications/initialized``."""
         self.initialize_result = result
-        self.negotiate(result.protocol_version, self.METHODS, batch=self.SUPPORTS_BATCH)
+        init = _initialize_fields(result)
+        self.negotiate(init.protocol_version, self.METHODS, batch=self.SUPPORTS_BATCH)
         self.handlers = implemented_handlers(self, self.ROUTES)  # as declared at this handshake
-        self.their_capabilities = as_json(result.capabilities)
-        self.server_info = as_json(result.server_info)
-        instructions = result.instructions
+        self.their_capabilities = as_json(init.capabilities)
+        self.server_info = as_json(init.server_info)
+        instructions = init.instructions
         self.instructions = None if isinstance(instructions, msgspec.UnsetType) else instructions
         await self.peer.notify("notifications/initialized")
 
@@ -155,6 +179,9 @@ class ClientBase(Connection, Generic[InitT]):
 
     async def close(self) -> None:
         """Close the connection (for stdio: the server's shutdown sequence)."""
+        if self.modern is not None:
+            await self.modern.channel.close()
+            self.modern = None
         if self._reader is None:
             return
         await self.peer.close()
@@ -215,6 +242,8 @@ class ClientBase(Connection, Generic[InitT]):
         progress: ProgressCallback | None,
     ) -> Any:
         """Send one request; if the server ended the HTTP session, start a new one and retry."""
+        if self.modern is not None:  # 2026-07-28: per-request _meta, MRTR (modern_client.py)
+            return await self.modern.request(spec.method, params, timeout, progress)
         generation = self._generation
         try:
             return await self.peer.request(spec, params, timeout=timeout, progress=progress)
@@ -232,7 +261,7 @@ class ClientBase(Connection, Generic[InitT]):
                 return
             self.peer.session.restart()
             result = await self._initialize(self.our_capabilities)
-            accept_version(result.protocol_version, [self.PROTOCOL_VERSION])
+            accept_version(_initialize_fields(result).protocol_version, [self.PROTOCOL_VERSION])
             await self._finish(result)
             self._generation += 1
 
@@ -268,6 +297,13 @@ async def connect_any(
     client speaks, that client takes over the connection. Otherwise ``UnsupportedVersion``.
     """
     return await ClientBase.handshake(transport, clients, describe_close)
+
+
+def _initialize_fields(result: object) -> InitializeResultLike:
+    """The initialize result's fields (a revision without ``initialize`` never gets here)."""
+    if not isinstance(result, InitializeResultLike):
+        raise TypeError(f"not an InitializeResult: {type(result).__name__}")
+    return result
 
 
 def _common_capabilities(every: list[dict[str, Any]]) -> dict[str, Any]:

@@ -92,7 +92,41 @@ class ServerBase:
 
     async def serve(self, transport: Transport, *more: ServerBase) -> None:
         """Serve one connection until the client goes away (``more``: other revisions)."""
-        await ServerConnection([self, *more], transport).run()
+        from .modern import modern_engine
+
+        servers = [self, *more]
+        legacy = [s for s in servers if "initialize" in s.METHODS]
+        engine = modern_engine(servers, [s.PROTOCOL_VERSION for s in legacy])
+        if engine is None:
+            await ServerConnection(servers, transport).run()
+            return
+        from .dual import serve_both
+
+        await serve_both(transport, engine, legacy)
+
+    async def notify_tools_changed(self) -> None:
+        """Tell every ``subscriptions/listen`` stream that opted in that the tools changed."""
+        await self._listeners().notify_tools_changed()
+
+    async def notify_prompts_changed(self) -> None:
+        """Tell every listen stream that opted in that the prompts changed."""
+        await self._listeners().notify_prompts_changed()
+
+    async def notify_resources_changed(self) -> None:
+        """Tell every listen stream that opted in that the resource list changed."""
+        await self._listeners().notify_resources_changed()
+
+    async def notify_resource_updated(self, uri: str) -> None:
+        """Tell every listen stream subscribed to ``uri`` that the resource changed."""
+        await self._listeners().notify_resource_updated(uri)
+
+    def _listeners(self) -> Any:
+        """The 2026-07-28 engine of this server (its listeners and bus)."""
+        from .modern import ModernServer
+
+        if "initialize" in self.METHODS:
+            raise TypeError("listen streams are a 2026-07-28 feature: publish on that server")
+        return ModernServer.of(self)
 
     async def serve_stdio(self, *more: ServerBase) -> None:
         """Serve one client over this process's stdin and stdout."""

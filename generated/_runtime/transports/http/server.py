@@ -25,7 +25,9 @@ import msgspec
 
 from ...core.errors import PARSE_ERROR, MissingDependency
 from ...core.wire import parse
+from ...roles.modern import modern_engine
 from ...roles.server import ServerBase
+from .modern import serve_modern_post, wants_modern
 from .session import EventStore, HttpSession, MemoryEventStore, Stream
 
 logger = logging.getLogger(__name__)
@@ -94,10 +96,12 @@ class McpHttpApp:
     """The ASGI application serving MCP over HTTP for one or more protocol revisions."""
 
     def __init__(self, servers: ServerBase | list[ServerBase], options: HttpOptions | None = None):
-        self.servers = servers if isinstance(servers, list) else [servers]
+        every = servers if isinstance(servers, list) else [servers]
+        self.servers = [s for s in every if "initialize" in s.METHODS]
         self.options = options or HttpOptions()
         self.sessions: dict[str, HttpSession] = {}
         self.versions = {s.PROTOCOL_VERSION for s in self.servers}
+        self.modern = modern_engine(every, self.versions)
         self._sweeper: asyncio.Task[None] | None = None
 
     def _register(self, session: HttpSession) -> None:
@@ -167,6 +171,8 @@ class McpHttpApp:
         if path == opts.path.rstrip("/"):
             if method == "POST":
                 await self._post(headers, receive, send)
+            elif self.modern is not None and (not self.servers or wants_modern(headers, b"")):
+                raise _Reject(405, f"Method {method} not allowed (2026-07-28: POST only)")
             elif method == "GET":
                 await self._get(headers, receive, send)
             elif method == "DELETE":
@@ -218,6 +224,9 @@ class McpHttpApp:
         if not headers.get("content-type", "").startswith("application/json"):
             raise _Reject(415, "Unsupported Media Type: Content-Type must be application/json")
         body = await _read_body(receive, self.options.max_body)
+        if self.modern is not None and (not self.servers or wants_modern(headers, body)):
+            await serve_modern_post(self.modern, headers, body, receive, send)
+            return
         # Parsed once, by the session that will take it when there is one: what routing
         # needs (ids owed an answer, methods) comes from the same parse the session acts on.
         known = self._known(headers)

@@ -1,0 +1,169 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
+"""Multi round-trip requests (2026-07-28, ``basic/patterns/mrtr.mdx``) behind an ``await``.
+
+A handler asks the client for input with ``await ctx.elicit(...)`` (or ``create_message``,
+``list_roots``, or ``ask(ctx, method, params, key=...)``) in every era. In the legacy era that
+is a server->client request. In the modern era there are no such requests: the first time a
+handler asks, ``Rounds.ask`` records the question and raises ``InputRequired``; the server
+answers ``InputRequiredResult`` with every question asked so far (``asyncio.gather`` of several
+asks gives one round with all of them) and a sealed ``requestState`` holding the answers
+already given. The client retries with ``inputResponses``; the handler runs again from the
+start and each ``ask`` now returns its answer at once, until it completes.
+
+So a handler runs once per round: what it does before its last ask is repeated, as with any
+retried request. State bound to the request (method, name/uri, arguments) and sealed with the
+server's key; tampered, expired or foreign state is -32602.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+import msgspec
+
+from ..core.codec import convert
+from ..core.sealed import InvalidRequestState, StateSealer, binding
+from ..core.wire import as_object
+
+MRTR_METHODS: Final = frozenset({"tools/call", "prompts/get", "resources/read"})
+"""The requests that may be answered with an ``InputRequiredResult``."""
+INPUT_CAPABILITY: Final = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+"""Input request method -> the client capability it needs."""
+_KEY_PREFIX: Final = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+MAX_ANSWERS: Final = 64
+"""Most answers one request state carries; more is refused (the state travels every round)."""
+
+
+class InputRequired(Exception):
+    """Raised inside a modern-era handler that needs input the client has not given yet."""
+
+
+class MissingClientCapability(Exception):
+    """The request needs a client capability the client did not declare (-32021)."""
+
+    def __init__(self, capability: str) -> None:
+        super().__init__(f"this request needs the client capability {capability!r}")
+        self.capability = capability
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The error's ``data``: ``requiredCapabilities`` as a ClientCapabilities object."""
+        return {"requiredCapabilities": {self.capability: {}}}
+
+
+class InvalidInputResponse(Exception):
+    """An ``inputResponses`` entry is not a valid result of the question asked (-32602)."""
+
+
+def _builtins(params: Any) -> Any:
+    if params is None or params is msgspec.UNSET:
+        return {}
+    return msgspec.to_builtins(params)
+
+
+class Rounds:
+    """The questions and answers of one modern-era request across its rounds."""
+
+    def __init__(
+        self,
+        method: str,
+        bind: str,
+        answers: Mapping[str, Any],
+        client_capabilities: Mapping[str, Any],
+        result_types: Mapping[str, Any],
+    ) -> None:
+        self.method = method
+        self.bind = bind
+        self.answers = dict(answers)
+        self.client_capabilities = client_capabilities
+        self.result_types = result_types
+        self.asked: dict[str, dict[str, Any]] = {}
+        self.used: dict[str, Any] = {}
+        self._count = 0
+
+    def ask(self, method: str, params: Any, key: str | None = None) -> Any:
+        """Return the typed answer to one question, or record it and raise ``InputRequired``."""
+        if self.method not in MRTR_METHODS:
+            raise RuntimeError(f"{self.method} may not ask the client for input (MRTR)")
+        capability = INPUT_CAPABILITY.get(method)
+        if capability is None:
+            raise ValueError(f"{method} is not a request a server may put in inputRequests")
+        self._count += 1
+        if key is None:
+            key = f"{_KEY_PREFIX[method]}-{self._count}"
+        if not isinstance(self.client_capabilities.get(capability), Mapping):
+            raise MissingClientCapability(capability)
+        if key in self.answers:
+            raw = self.answers[key]
+            try:
+                value = convert(raw, self.result_types[method])
+            except (msgspec.ValidationError, TypeError) as exc:
+                raise InvalidInputResponse(f"inputResponses[{key!r}]: {exc}") from None
+            self.used[key] = raw
+            return value
+        self.asked[key] = {"method": method, "params": _builtins(params)}
+        raise InputRequired(key)
+
+    def interim(self, sealer: StateSealer) -> dict[str, Any]:
+        """The ``InputRequiredResult`` for what was asked, with the sealed answers so far."""
+        return {
+            "resultType": "input_required",
+            "inputRequests": self.asked,
+            "requestState": sealer.seal({"answers": self.used}, bind=self.bind),
+        }
+
+
+def open_rounds(
+    method: str,
+    params: Mapping[str, Any],
+    sealer: StateSealer,
+    client_capabilities: Mapping[str, Any],
+    result_types: Mapping[str, Any],
+) -> Rounds:
+    """Start the rounds of one request from its ``requestState`` and ``inputResponses``.
+
+    Raises ``InvalidRequestState`` (tampered, expired, other key, other request) and
+    ``InvalidInputResponse`` (``inputResponses`` not an object), both -32602.
+    """
+    bind = binding(method, params.get("name"), params.get("uri"), params.get("arguments"))
+    answers: dict[str, Any] = {}
+    state = params.get("requestState")
+    if state is not None:
+        if not isinstance(state, str):
+            raise InvalidRequestState("malformed")
+        sealed = as_object(sealer.open(state, bind=bind)) or {}
+        opened = as_object(sealed.get("answers"))
+        if opened is None:
+            raise InvalidRequestState("malformed")
+        answers.update(opened)
+    responses = params.get("inputResponses")
+    if responses is not None:
+        given = as_object(responses)
+        if given is None:
+            raise InvalidInputResponse("inputResponses must be an object")
+        answers.update(given)
+    if len(answers) > MAX_ANSWERS:
+        raise InvalidInputResponse(f"at most {MAX_ANSWERS} inputResponses per request")
+    return Rounds(method, bind, answers, client_capabilities, result_types)
+
+
+async def ask(ctx: Any, method: str, params: Any = None, *, key: str | None = None) -> Any:
+    """Ask the client for input in either era: a request (legacy) or an MRTR round (modern).
+
+    ``key`` names the entry in ``inputRequests`` (default: ``elicitation-1``, ...).
+    """
+    from .modern_connection import ModernConnection
+
+    connection = ctx.connection
+    if isinstance(connection, ModernConnection) and connection.rounds is not None:
+        return connection.rounds.ask(method, params, key)
+    return await ctx.request(connection.methods[method], params)

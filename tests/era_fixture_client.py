@@ -1,0 +1,79 @@
+"""The conformance harness's 2026-07-28 fixture client, written on the generated package's API.
+
+``python -m tests.era_fixture_client URL``: connects in auto mode, lists and calls the tools
+(with the arguments ``MCP_CONFORMANCE_CONTEXT`` names, if any), reads every resource and gets
+every prompt; input requests are answered by the ``on_*`` handlers. Exit 0 unless it fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from generated._runtime.roles.peer import MCPError
+from generated._runtime.transports.http.modern_client import connect_http_auto
+from generated.v2025_11_25 import Client as LegacyClient
+from generated.v2026_07_28 import Client
+from generated.v2026_07_28 import types as t
+
+
+class FixtureClient(Client):
+    """Answers every input request positively."""
+
+    async def on_elicit(self, params: Any, ctx: Any) -> t.ElicitResult:
+        """Accept, confirming."""
+        return t.ElicitResult(action="accept", content={"confirmed": True})
+
+    async def on_create_message(self, params: Any, ctx: Any) -> t.CreateMessageResult:
+        """A fixed model answer."""
+        return t.CreateMessageResult(role="assistant", content=t.TextContent(text="ok"), model="m")
+
+    async def on_list_roots(self, params: Any, ctx: Any) -> t.ListRootsResult:
+        """One root."""
+        return t.ListRootsResult(roots=[t.Root(uri="file:///tmp")])
+
+
+SAMPLES: dict[str, Any] = {"number": 2, "integer": 3, "string": "x", "boolean": True}
+
+
+def sample(schema: Any) -> dict[str, Any]:
+    """Arguments for a tool: a plain value for each required property, by type."""
+    props = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    required = schema.get("required", []) if isinstance(schema, dict) else []
+    return {k: SAMPLES.get(props.get(k, {}).get("type"), "x") for k in required}
+
+
+async def main(url: str) -> int:
+    """Exercise the server at ``url``."""
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    client: Any = await connect_http_auto(FixtureClient(), [LegacyClient()], url)
+    try:
+        calls = context.get("toolCalls")
+        tools = (await client.list_tools()).tools
+        if calls is None:
+            calls = [{"name": tool.name, "arguments": sample(tool.input_schema)} for tool in tools]
+        for call in calls:
+            try:
+                await client.call_tool(name=call["name"], arguments=call.get("arguments") or {})
+            except MCPError as exc:
+                print(f"{call['name']}: {exc}", file=sys.stderr)
+        caps = client.their_capabilities
+        if "resources" in caps:
+            for resource in (await client.list_resources()).resources:
+                await client.read_resource(uri=resource.uri)
+        if "prompts" in caps:
+            for prompt in (await client.list_prompts()).prompts:
+                await client.get_prompt(name=prompt.name)
+    finally:
+        await client.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(sys.argv[1])))

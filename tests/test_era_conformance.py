@@ -1,0 +1,145 @@
+"""The official conformance harness against the 2026-07-28 fixture server (Streamable HTTP).
+
+One fixture server process (``tests/era_fixture_server.py``) serves the whole module; each
+scenario is one ``conformance server`` run whose ``checks.json`` must hold no FAILURE and no
+WARNING. The tasks extension scenarios are out of scope (issue #10).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.node_tools import node_env, node_tool
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = [
+    "server-stateless",
+    "caching",
+    "http-header-validation",
+    "http-custom-header-server-validation",
+    "sep-2164-resource-not-found",
+    "input-required-result-basic-elicitation",
+    "input-required-result-basic-sampling",
+    "input-required-result-basic-list-roots",
+    "input-required-result-request-state",
+    "input-required-result-multiple-input-requests",
+    "input-required-result-multi-round",
+    "input-required-result-missing-input-response",
+    "input-required-result-non-tool-request",
+    "input-required-result-result-type",
+    "input-required-result-unsupported-methods",
+    "input-required-result-tampered-state",
+    "input-required-result-capability-check",
+    "input-required-result-ignore-extra-params",
+    "input-required-result-validate-input",
+    "completion-complete",
+    "tools-list",
+    "tools-call-simple-text",
+    "tools-call-image",
+    "tools-call-audio",
+    "tools-call-embedded-resource",
+    "tools-call-mixed-content",
+    "tools-call-error",
+    "tools-call-with-progress",
+    "json-schema-2020-12",
+    "server-sse-multiple-streams",
+    "resources-list",
+    "resources-read-text",
+    "resources-read-binary",
+    "resources-templates-read",
+    "prompts-list",
+    "prompts-get-simple",
+    "prompts-get-with-args",
+    "prompts-get-embedded-resource",
+    "prompts-get-with-image",
+    "dns-rebinding-protection",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def fixture_url() -> Iterator[str]:
+    """Start the fixture server on a free port; stop it after the module."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.era_fixture_server", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 20
+    while True:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            error = process.stderr.read() if process.stderr else b""
+            pytest.fail(f"fixture server did not start: {error!r}")
+        time.sleep(0.1)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def run_harness(mode: str, target: list[str], scenario: str, out: Path) -> None:
+    """Run one harness scenario; fail on any FAILURE or WARNING check it wrote."""
+    run = subprocess.run(
+        [
+            *(node_tool("conformance"), mode, *target),
+            *("--scenario", scenario, "--spec-version", "2026-07-28", "-o", str(out)),
+        ],
+        cwd=ROOT,
+        env=node_env(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    results = list(out.glob("*/checks.json"))
+    assert results, f"no checks.json written:\n{run.stdout}\n{run.stderr}"
+    checks = json.loads(results[0].read_text())
+    bad = [c for c in checks if c["status"] in ("FAILURE", "WARNING")]
+    assert checks and not bad, json.dumps(bad, indent=1)[:4000]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_conformance_scenario(scenario: str, fixture_url: str, tmp_path: Path) -> None:
+    """Every check of the scenario is SUCCESS (an INFO or SKIPPED check is not a failure)."""
+    run_harness("server", ["--url", fixture_url], scenario, tmp_path)
+
+
+CLIENT_SCENARIOS = [
+    "request-metadata",
+    "sep-2322-client-request-state",
+    "http-standard-headers",
+    "http-custom-headers",
+    "http-invalid-tool-headers",
+    "tools_call",
+]
+
+
+@pytest.mark.parametrize("scenario", CLIENT_SCENARIOS)
+def test_conformance_client_scenario(scenario: str, tmp_path: Path) -> None:
+    """The harness's server checks our fixture client (``tests/era_fixture_client.py``)."""
+    command = f"{sys.executable} -m tests.era_fixture_client"
+    run_harness("client", ["--command", command], scenario, tmp_path)
