@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any, Final
 
 import msgspec
@@ -20,8 +20,8 @@ import msgspec
 from ...roles.modern import LEGACY_VERSIONS, ModernServer, Reply, error_frame
 from ...roles.modern_connection import Frame, field
 
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 _ENCODER: Final = msgspec.json.Encoder()
 
