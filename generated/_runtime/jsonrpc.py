@@ -39,6 +39,7 @@ from .events import (
     RequestId,
     Response,
 )
+from .frame_guard import DEFAULT_MAX_DEPTH, frame_problem, well_formed
 from .methods import MethodSpec
 from .wire import (
     ENCODER,
@@ -122,6 +123,7 @@ class Session:
         role: Literal["client", "server"],
         batch: bool = False,
         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+        max_depth: int = DEFAULT_MAX_DEPTH,
     ) -> None:
         if role not in ("client", "server"):
             raise LocalProtocolError(f"role must be 'client' or 'server', not {role!r}")
@@ -130,6 +132,8 @@ class Session:
         self.batch = batch
         """Whether incoming batches are accepted (the revision's ``SUPPORTS_BATCH``)."""
         self.max_frame_size = max_frame_size
+        self.max_depth = max_depth
+        """Frames nesting arrays and objects deeper than this are refused unparsed (-32600)."""
         self._peer: Final = "server" if role == "client" else "client"
         self._next_id = 1
         self._outgoing: dict[int, _Outgoing] = {}
@@ -167,15 +171,8 @@ class Session:
             message = f"Frame of {len(frame)} bytes exceeds the limit of {self.max_frame_size}"
             self._refuse(events, RemoteProtocolError(message), None, None)
             return events
-        try:
-            value = FRAME_DECODER.decode(frame)
-        except msgspec.ValidationError as exc:
-            self._refuse(events, RemoteProtocolError(f"Invalid request: {exc}"), id_of(frame), None)
-            return events
-        except msgspec.DecodeError as exc:
-            self._refuse(
-                events, RemoteProtocolError(f"Parse error: {exc}", PARSE_ERROR), None, None
-            )
+        value = self._decode(frame, events)
+        if value is None:
             return events
         if isinstance(value, Envelope):
             self._dispatch(value, events, None)
@@ -197,6 +194,30 @@ class Session:
             batch.open = False
             self._flush(batch)
         return events
+
+    def _decode(self, frame: bytes, events: list[Event]) -> Envelope | list[Raw] | None:
+        """Decode a frame's envelope; None (the error answered) if it is unfit or malformed."""
+        problem = frame_problem(frame, self.max_depth)
+        if problem is not None:
+            self._refuse(events, problem, None, None)
+            return None
+        try:
+            value: Envelope | list[Raw] = FRAME_DECODER.decode(frame)
+        except msgspec.ValidationError as exc:
+            # A typed decode stops at the first wrong value: the text may be malformed after it.
+            if well_formed(frame):
+                error = RemoteProtocolError(f"Invalid request: {exc}")
+                self._refuse(events, error, id_of(frame), None)
+                return None
+            error = RemoteProtocolError("Parse error: not well-formed JSON", PARSE_ERROR)
+        except msgspec.DecodeError as exc:
+            error = RemoteProtocolError(f"Parse error: {exc}", PARSE_ERROR)
+        except RecursionError:  # only if the caller's stack is already deep
+            error = RemoteProtocolError("Invalid request: the frame nests too deep")
+        else:
+            return value
+        self._refuse(events, error, None, None)
+        return None
 
     def _dispatch(self, env: Envelope, events: list[Event], batch: _Batch | None) -> None:
         """Classify one decoded message and handle it."""
