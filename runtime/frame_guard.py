@@ -1,4 +1,4 @@
-"""Checks on an incoming frame before it is decoded: UTF-8, nesting depth, well-formedness.
+"""Checks on an incoming frame: UTF-8, nesting depth, well-formedness, JSON-RPC shape.
 
 msgspec decodes fast but leaves three holes the session must close before trusting it: it
 does not check the UTF-8 of the parts it keeps raw (``params``, ``result``), it recurses once
@@ -15,8 +15,10 @@ from itertools import accumulate
 from typing import Final
 
 import msgspec
+from msgspec import UNSET
 
 from .errors import INVALID_REQUEST, PARSE_ERROR, RemoteProtocolError
+from .wire import Envelope, as_id
 
 DEFAULT_MAX_DEPTH: Final = 128
 """Deepest nesting of arrays and objects accepted in a frame (the frame itself is level 1)."""
@@ -73,4 +75,24 @@ def frame_problem(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> RemotePro
     if too_deep(frame, max_depth):
         message = f"Invalid request: nesting deeper than {max_depth} levels is refused"
         return RemoteProtocolError(message, INVALID_REQUEST)
+    return None
+
+
+def shape_problem(env: Envelope) -> str | None:
+    """What makes one decoded message invalid JSON-RPC 2.0, or None (the session's rules)."""
+    if env.jsonrpc != "2.0":
+        return '"jsonrpc" must be "2.0"'
+    answer = env.result is not UNSET or env.error is not UNSET
+    if isinstance(env.method, str):
+        if answer:
+            return "a request must not carry result or error"
+        if env.id is not UNSET and as_id(env.id) is None:
+            return "a request id must be a string or an integer"
+        return None
+    if env.result is not UNSET and env.error is not UNSET:
+        return "a response must not carry both result and error"
+    if env.result is not UNSET and as_id(env.id) is None:
+        return "a response needs the id of its request"
+    if not answer:
+        return "a message needs a method, a result or an error"
     return None

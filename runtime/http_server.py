@@ -20,7 +20,16 @@ from urllib.parse import parse_qs, urlsplit
 
 import msgspec
 
-from .http_session import EventStore, HttpSession, MemoryEventStore, Stream
+from .frame_guard import DEFAULT_MAX_DEPTH
+from .http_intake import BadBody, Body, read_body
+from .http_session import (
+    DEFAULT_STALL_TIMEOUT_S,
+    DEFAULT_STREAM_BYTES,
+    EventStore,
+    HttpSession,
+    MemoryEventStore,
+    Stream,
+)
 from .server import ServerBase
 
 Scope = dict[str, Any]
@@ -29,6 +38,12 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 Authenticate = Callable[[Mapping[str, str]], Awaitable[bool]]
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+DEFAULT_MAX_SESSIONS = 1000
+"""Live sessions (Streamable HTTP and legacy) one app keeps at most."""
+EVICT_IDLE_S = 60.0
+"""A full app ends its longest-idle session to make room if it was idle at least this long."""
+PRIMING_SINCE = "2025-11-25"
+"""The first revision whose clients get a priming event (an id, no data) on each POST stream."""
 
 
 @dataclass
@@ -49,39 +64,56 @@ class HttpOptions:
     allowed_origins: tuple[str, ...] = LOCAL_HOSTS
     """Host names accepted in an Origin header (any scheme and port); ``*`` accepts all."""
     max_body: int = 4 * 1024 * 1024
+    """Largest POST body accepted, in bytes (413 beyond)."""
+    max_depth: int = DEFAULT_MAX_DEPTH
+    """Deepest nesting of arrays and objects accepted in a body (128; deeper: 400, -32600)."""
     authenticate: Authenticate | None = None
     """Called with the request headers (lower-case names); False -> 401."""
     resource_metadata: str | None = None
     """The protected-resource metadata URL named in ``WWW-Authenticate`` on 401."""
     event_store: EventStore = field(default_factory=MemoryEventStore)
+    """Events kept for ``Last-Event-ID``; the default keeps 4 MiB per session, 64 MiB in all."""
     session_idle_timeout: float | None = 3600.0
     """Seconds after which a session with no request and no open stream is ended (None: never)."""
-
-
-class _Probe(msgspec.Struct):
-    """The part of a POSTed JSON-RPC message the HTTP layer routes on."""
-
-    id: Any = None
-    method: Any = None
-    params: msgspec.Raw = msgspec.Raw()
-
-
-_PROBE = msgspec.json.Decoder(_Probe | list[_Probe])
+    max_sessions: int = DEFAULT_MAX_SESSIONS
+    """Live sessions kept at most (1000). When full, the session idle longest (at least 60 s)
+    is ended to make room; if none is, a new session is refused with 503 and Retry-After."""
+    max_stream_bytes: int = DEFAULT_STREAM_BYTES
+    """Bytes of events one SSE stream may hold unsent (4 MiB); then its producer waits."""
+    stream_stall_timeout: float = DEFAULT_STALL_TIMEOUT_S
+    """Seconds a producer waits for a client that reads nothing before its stream is cut (30)."""
 
 
 class _Reject(Exception):
     """An HTTP error answer, with an optional JSON-RPC error body."""
 
-    def __init__(self, status: int, message: str, headers: list[tuple[bytes, bytes]] | None = None):
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        headers: list[tuple[bytes, bytes]] | None = None,
+        code: int = -32600,
+        id_: str | int | None = None,
+    ):
         super().__init__(message)
         self.status = status
         self.message = message
         self.headers = headers or []
+        self.code = code
+        self.id = id_
 
 
-def _error_body(message: str, code: int = -32600) -> bytes:
-    body = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+def _error_body(message: str, code: int = -32600, id_: str | int | None = None) -> bytes:
+    body = {"jsonrpc": "2.0", "id": id_, "error": {"code": code, "message": message}}
     return msgspec.json.encode(body)
+
+
+def _parse(body: bytes, max_depth: int) -> Body:
+    """Check a POSTed body; a bad one is refused with 400 and the JSON-RPC error it deserves."""
+    try:
+        return read_body(body, max_depth)
+    except BadBody as exc:
+        raise _Reject(400, exc.message, code=exc.code, id_=exc.id) from None
 
 
 def _host_name(value: str) -> str:
@@ -101,10 +133,12 @@ class McpHttpApp:
         self.sessions: dict[str, HttpSession] = {}
         self.versions = {s.PROTOCOL_VERSION for s in self.servers}
         self._sweeper: asyncio.Task[None] | None = None
+        self._ending: set[asyncio.Task[None]] = set()
 
     def _register(self, session: HttpSession) -> None:
         """Keep a new session, and make sure idle ones get ended."""
         self.sessions[session.id] = session
+        session.task.add_done_callback(lambda _: self._on_session_stopped(session))
         timeout = self.options.session_idle_timeout
         if timeout is not None and (self._sweeper is None or self._sweeper.done()):
             self._sweeper = asyncio.create_task(self._sweep(timeout))
@@ -118,6 +152,27 @@ class McpHttpApp:
                     self.sessions.pop(session.id, None)
                     await session.end()
 
+    def _on_session_stopped(self, session: HttpSession) -> None:
+        """A session whose connection stopped is ended, so no POST waits on it (404 instead)."""
+        if self.sessions.get(session.id) is session:
+            del self.sessions[session.id]
+        if not session.ended:
+            task = asyncio.create_task(session.end())
+            self._ending.add(task)
+            task.add_done_callback(self._ending.discard)
+
+    async def _make_room(self) -> None:
+        """Before a new session: at ``max_sessions``, end the longest-idle one or refuse (503)."""
+        if len(self.sessions) < self.options.max_sessions:
+            return
+        oldest = max(self.sessions.values(), key=lambda s: s.idle_for(), default=None)
+        if oldest is None or oldest.idle_for() < EVICT_IDLE_S:
+            limit = self.options.max_sessions
+            message = f"Service Unavailable: {limit} sessions are live (the limit); retry later"
+            raise _Reject(503, message, [(b"retry-after", b"30")], code=-32000)
+        self.sessions.pop(oldest.id, None)
+        await oldest.end()
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI request (lifespan events are accepted and ignored)."""
         if scope["type"] == "lifespan":
@@ -130,7 +185,9 @@ class McpHttpApp:
             await self._guard(headers)
             await self._route(scope, headers, receive, send)
         except _Reject as exc:
-            await _respond(send, exc.status, _error_body(exc.message), exc.headers)
+            await _respond(
+                send, exc.status, _error_body(exc.message, exc.code, exc.id), exc.headers
+            )
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -214,37 +271,26 @@ class McpHttpApp:
         if not headers.get("content-type", "").startswith("application/json"):
             raise _Reject(415, "Unsupported Media Type: Content-Type must be application/json")
         body = await _read_body(receive, self.options.max_body)
-        try:
-            # Only what routing needs (id, method, params of a cancellation); the session core
-            # decodes the body for real.
-            parsed = _PROBE.decode(body)
-        except msgspec.ValidationError:
-            raise _Reject(400, "Invalid Request: expected a JSON-RPC message") from None
-        except msgspec.DecodeError as exc:
-            await _respond(send, 400, _error_body(f"Parse error: {exc}", -32700))
-            return
-        messages = parsed if isinstance(parsed, list) else [parsed]
-        if not messages:
-            raise _Reject(400, "Invalid Request: expected a JSON-RPC message")
-        requests = [m.id for m in messages if m.method is not None and _is_id(m.id)]
+        parsed = _parse(body, self.options.max_depth)
+        requests = parsed.request_ids
         if self.options.stateless and not requests:
+            if parsed.batch and not self._batches(headers.get("mcp-protocol-version")):
+                raise _Reject(400, "Invalid Request: batches are not supported by this revision")
             await _respond(send, 202, b"", content_type=None)  # nothing outlives a stateless POST
             return
-        initialize = any(m.method == "initialize" for m in messages)
-        session = await self._session_for_post(headers, initialize)
+        session = await self._session_for_post(headers, "initialize" in parsed.methods)
         extra: list[tuple[bytes, bytes]] = []
         if not self.options.stateless:
             extra.append((b"mcp-session-id", session.id.encode()))
+        if parsed.batch and not session.connection.peer.session.batch:
+            message = "Invalid Request: batches are not supported by this revision"
+            raise _Reject(400, message, extra)
         if not requests:
             await session.feed(body)
-            for message in messages:
-                if message.method == "notifications/cancelled" and message.params:
-                    _drop_cancelled(session, msgspec.json.decode(message.params))
+            for env in parsed.messages:
+                if env.method == "notifications/cancelled" and env.params:
+                    _drop_cancelled(session, msgspec.json.decode(env.params))
             await _respond(send, 202, b"", extra, content_type=None)
-            return
-        if isinstance(parsed, list) and not session.connection.peer.session.batch:
-            error = _error_body("Invalid Request: batches are not supported by this revision")
-            await _respond(send, 400, error, extra)
             return
         stream = session.open_stream(requests)
         await session.feed(body)
@@ -254,14 +300,37 @@ class McpHttpApp:
                 payload = frames[0] if len(frames) == 1 else b"[" + b",".join(frames) + b"]"
                 await _respond(send, 200, payload, extra)
             else:
-                await _stream_sse(stream, receive, send, extra)
+                prime = await self._priming(session, stream)
+                await _stream_sse(stream, receive, send, extra, prime)
         finally:
             if self.options.stateless:
                 await session.end()
 
+    def _batches(self, version: str | None) -> bool:
+        """Whether the revision ``version`` (None: the newest served) accepts batches."""
+        version = version or max(self.versions)
+        return any(version == s.PROTOCOL_VERSION and s.SUPPORTS_BATCH for s in self.servers)
+
+    async def _priming(self, session: HttpSession, stream: Stream) -> list[tuple[str, bytes]]:
+        """The priming event (an id, no data) a POST stream starts with, from 2025-11-25 on.
+
+        It gives the client an id to resume from should the stream drop before its first
+        message arrives whole.
+        """
+        if self.options.stateless or session.connection.protocol_version < PRIMING_SINCE:
+            return []
+        return [(await session.store.store(session.id, stream.id, b""), b"")]
+
     def _new_session(self, legacy: bool = False) -> HttpSession:
         opts = self.options
-        return HttpSession(self.servers, opts.event_store, legacy=legacy, json=opts.json_response)
+        return HttpSession(
+            self.servers,
+            opts.event_store,
+            legacy=legacy,
+            json=opts.json_response,
+            max_stream_bytes=opts.max_stream_bytes,
+            stall_timeout=opts.stream_stall_timeout,
+        )
 
     async def _session_for_post(self, headers: dict[str, str], initialize: bool) -> HttpSession:
         if self.options.stateless:
@@ -274,6 +343,7 @@ class McpHttpApp:
         if initialize:
             if "mcp-session-id" in headers:
                 raise _Reject(400, "Bad Request: initialize must not carry an Mcp-Session-Id")
+            await self._make_room()
             session = self._new_session()
             self._register(session)
             return session
@@ -294,9 +364,13 @@ class McpHttpApp:
             replay = await self.options.event_store.replay(session.id, last)
             if replay is None:
                 raise _Reject(404, f"Unknown Last-Event-ID {last!r}")
-            stream_id, events = replay
-            live = session.streams.get(stream_id)
-            await _stream_sse(live, receive, send, extra, events)
+            live = session.streams.get(replay[0])
+            if live is not None and live.attached:
+                # The old reader may still take events it can no longer deliver: stop it
+                # first, then read the store again, so whatever it took is replayed here.
+                live.claim()
+                replay = await self.options.event_store.replay(session.id, last) or replay
+            await _stream_sse(live, receive, send, extra, replay[1])
             return
         stream = session.standalone
         if stream.attached:
@@ -314,6 +388,7 @@ class McpHttpApp:
     # -- legacy HTTP+SSE (2024-11-05) -------------------------------------------------------
 
     async def _legacy_stream(self, receive: Receive, send: Send) -> None:
+        await self._make_room()
         session = self._new_session(legacy=True)
         self._register(session)
         endpoint = f"{self.options.messages_path}?session_id={session.id}"
@@ -329,11 +404,7 @@ class McpHttpApp:
         if session is None or not session.legacy:
             raise _Reject(404, "Session not found")
         body = await _read_body(receive, self.options.max_body)
-        try:
-            msgspec.json.decode(body)
-        except msgspec.DecodeError as exc:
-            await _respond(send, 400, _error_body(f"Parse error: {exc}", -32700))
-            return
+        _parse(body, self.options.max_depth)
         await session.feed(body)
         await _respond(send, 202, b"Accepted", content_type=b"text/plain")
 
@@ -348,9 +419,8 @@ def _drop_cancelled(session: HttpSession, params: Any) -> None:
     stream = session.by_request.pop(request_id, None) if request_id is not None else None
     if stream is not None:
         stream.waiting_for.discard(request_id)
-        if not stream.waiting_for and not stream.done:
-            stream.done = True
-            stream.queue.put_nowait(None)
+        if not stream.waiting_for:
+            stream.close()
 
 
 async def _read_body(receive: Receive, limit: int) -> bytes:
@@ -387,7 +457,7 @@ async def _respond(
 async def _collect(stream: Stream) -> list[bytes]:
     """Wait for a POST stream's responses (JSON mode sends a handler's other messages on GET)."""
     frames: list[bytes] = []
-    while (item := await stream.queue.get()) is not None:
+    while (item := await stream.get()) is not None:
         frames.append(item[1])
     return frames
 
@@ -414,31 +484,40 @@ async def _stream_sse(
             {"type": "http.response.body", "body": _event(event_id, data), "more_body": True}
         )
     if stream is not None and not stream.done:
-        stream.attached = True
-        gone = asyncio.create_task(_wait_disconnect(receive))
-        try:
-            while True:
-                getter = asyncio.create_task(stream.queue.get())
-                finished, _ = await asyncio.wait(
-                    {getter, gone}, return_when=asyncio.FIRST_COMPLETED
-                )
-                if getter not in finished:
-                    getter.cancel()
-                    break
-                item = getter.result()
-                if item is None:
-                    break
-                if item[0] in sent:
-                    continue
-                await send({"type": "http.response.body", "body": _event(*item), "more_body": True})
-        finally:
-            stream.attached = False
-            gone.cancel()
+        await _relay(stream, receive, send, sent)
     with contextlib.suppress(Exception):
         await send({"type": "http.response.body", "body": b""})
 
 
+async def _relay(stream: Stream, receive: Receive, send: Send, sent: set[str]) -> None:
+    """Send a live stream's events until it ends, the client goes, or another reader takes over."""
+    preempted = stream.claim()
+    gone = asyncio.create_task(_wait_disconnect(receive))
+    replaced = asyncio.create_task(preempted.wait())
+    try:
+        while True:
+            getter = asyncio.create_task(stream.get())
+            finished, _ = await asyncio.wait(
+                {getter, gone, replaced}, return_when=asyncio.FIRST_COMPLETED
+            )
+            if getter not in finished or replaced in finished:
+                getter.cancel()  # an event taken now is in the store: a resumption replays it
+                break
+            item = getter.result()
+            if item is None:
+                break
+            if item[0] in sent:
+                continue
+            await send({"type": "http.response.body", "body": _event(*item), "more_body": True})
+    finally:
+        stream.release(preempted)
+        gone.cancel()
+        replaced.cancel()
+
+
 def _event(event_id: str, data: bytes) -> bytes:
+    if not data:  # a priming event: an id to resume from, nothing to dispatch
+        return b"id: " + event_id.encode() + b"\ndata:\n\n"
     return b"event: message\nid: " + event_id.encode() + b"\ndata: " + data + b"\n\n"
 
 

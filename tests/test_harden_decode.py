@@ -6,9 +6,7 @@ also sent to a real stdio server process, which must answer and then still answe
 
 from __future__ import annotations
 
-import asyncio
 import json
-import sys
 from typing import Any
 
 import pytest
@@ -16,10 +14,8 @@ import pytest
 from generated._runtime.errors import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
 from generated._runtime.frame_guard import DEFAULT_MAX_DEPTH, nesting_depth, too_deep
 from generated._runtime.jsonrpc import Session
-from generated._runtime.stdio import SHUTDOWN_GRACE_S, spawn_server
 from generated.v2025_06_18.methods import METHODS
-from tests.runtime_support import RawPeer
-from tests.test_runtime_stdio import SCRIPT, START_S
+from tests.test_runtime_stdio import raw_stdio
 
 BAD_UTF8_METHOD = b'{"jsonrpc":"2.0","id":1,"method":"pi\xffng"}'
 BAD_UTF8_PARAMS = b'{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":"\xc3\x28"}}'
@@ -104,17 +100,7 @@ def test_huge_number_in_params_is_invalid_params() -> None:
 
 async def test_stdio_server_survives_each_frame_that_used_to_end_it() -> None:
     """Defects 1-3 over a real stdio process: each answered, and the process still pings."""
-    transport = await spawn_server(sys.executable, [SCRIPT])
-    raw = RawPeer(transport)
-    try:
-        init = {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"},
-        }
-        await raw.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})
-        assert "result" in await raw.recv(START_S)
-        await raw.notify("notifications/initialized")
+    async with raw_stdio() as raw:
         cases = [
             (BAD_UTF8_METHOD, PARSE_ERROR),
             (BAD_UTF8_PARAMS, PARSE_ERROR),
@@ -130,5 +116,3 @@ async def test_stdio_server_survives_each_frame_that_used_to_end_it() -> None:
                 "id": f"ping-{n}",
                 "result": {},
             }
-    finally:
-        await asyncio.wait_for(transport.close(), 3 * SHUTDOWN_GRACE_S + 1)

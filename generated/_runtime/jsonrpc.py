@@ -39,7 +39,7 @@ from .events import (
     RequestId,
     Response,
 )
-from .frame_guard import DEFAULT_MAX_DEPTH, frame_problem, well_formed
+from .frame_guard import DEFAULT_MAX_DEPTH, frame_problem, shape_problem, well_formed
 from .methods import MethodSpec
 from .wire import (
     ENCODER,
@@ -222,35 +222,19 @@ class Session:
     def _dispatch(self, env: Envelope, events: list[Event], batch: _Batch | None) -> None:
         """Classify one decoded message and handle it."""
         id_ = as_id(env.id)
-        if env.jsonrpc != "2.0":
-            self._refuse(
-                events, RemoteProtocolError('Invalid request: "jsonrpc" must be "2.0"'), id_, batch
-            )
-        elif not isinstance(env.method, UnsetType):
-            if env.result is not UNSET or env.error is not UNSET:
-                message = "Invalid request: a request must not carry result or error"
-                self._refuse(events, RemoteProtocolError(message), id_, batch)
-            elif env.id is UNSET:
+        problem = shape_problem(env)
+        if problem is not None:
+            self._refuse(events, RemoteProtocolError(f"Invalid request: {problem}"), id_, batch)
+        elif isinstance(env.method, str):
+            if id_ is None:
                 self._on_notification(env.method, env.params, events)
-            elif id_ is None:
-                message = "Invalid request: a request id must be a string or an integer"
-                self._refuse(events, RemoteProtocolError(message), None, batch)
             else:
                 self._on_request(id_, env.method, env.params, events, batch)
-        elif env.result is not UNSET and env.error is not UNSET:
-            message = "Invalid request: a response must not carry both result and error"
-            self._refuse(events, RemoteProtocolError(message), id_, batch)
         elif not isinstance(env.result, UnsetType):
-            if id_ is None:
-                message = "Invalid request: a response needs the id of its request"
-                self._refuse(events, RemoteProtocolError(message), None, batch)
-            else:
-                self._on_response(id_, env.result, None, events)
-        elif not isinstance(env.error, UnsetType):
-            self._on_response(id_, None, env.error, events)
+            self._on_response(id_, env.result, None, events)
         else:
-            message = "Invalid request: a message needs a method, a result or an error"
-            self._refuse(events, RemoteProtocolError(message), id_, batch)
+            assert not isinstance(env.error, UnsetType)
+            self._on_response(id_, None, env.error, events)
 
     def _peer_may_send(self, spec: MethodSpec | None, kind: str) -> bool:
         return spec is not None and spec.kind == kind and spec.direction in (self._peer, "both")
