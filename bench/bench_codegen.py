@@ -24,7 +24,7 @@ if not os.environ.get("MCPGEN_SCHEMA_DIR") and (ROOT.parent / "shared" / "schema
 
 import msgspec  # noqa: E402
 
-from generated._runtime.codec import decoder  # noqa: E402
+from generated._runtime.core.codec import decoder  # noqa: E402
 from generated.v2025_11_25.methods import METHODS  # noqa: E402
 
 

@@ -24,7 +24,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from generated._runtime.http_client import connect_http  # noqa: E402
+from generated._runtime.transports.http.client import connect_http  # noqa: E402
 from generated.v2025_06_18 import Client  # noqa: E402
 
 PEERS = Path(__file__).resolve().parent / "peers"

@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from generated._runtime.stdio import spawn_server  # noqa: E402
+from generated._runtime.transports.stdio import spawn_server  # noqa: E402
 from generated.v2025_06_18 import Client  # noqa: E402
 
 PEERS = Path(__file__).resolve().parent / "peers"

@@ -20,9 +20,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from generated._runtime.peer import MCPError, RequestTimeout
-from generated._runtime.server import RequestContext
-from generated._runtime.transport import ConnectionClosed
+from generated._runtime.roles.peer import MCPError, RequestTimeout
+from generated._runtime.roles.server import RequestContext
+from generated._runtime.transports.base import ConnectionClosed
 from generated.v2025_06_18 import Client
 from generated.v2025_06_18 import types as t
 
@@ -268,7 +268,9 @@ async def run(command: list[str]) -> None:
     client = DemoClient()
     print(f"== connect: {' '.join(command)}")
     if command[0].startswith(("http://", "https://")):
-        from generated._runtime.http_client import connect_http  # needs aiohttp: HTTP only
+        from generated._runtime.transports.http.client import (
+            connect_http,  # needs aiohttp: HTTP only
+        )
 
         init = await connect_http(client, command[0])
     else:

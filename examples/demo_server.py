@@ -19,9 +19,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from generated._runtime.http_server import HttpOptions, run_http
-from generated._runtime.peer import MCPError
-from generated._runtime.server import CapabilityError
+from generated._runtime.roles.peer import MCPError
+from generated._runtime.roles.server import CapabilityError
+from generated._runtime.transports.http.server import HttpOptions, run_http
 from generated.v2025_06_18 import Server, ServerContext, Tools
 from generated.v2025_06_18 import types as t
 

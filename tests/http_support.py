@@ -15,8 +15,8 @@ import httpx
 import uvicorn
 
 from generated import v2025_03_26 as v0326
-from generated._runtime.http_server import HttpOptions, McpHttpApp
-from generated._runtime.server import ServerBase
+from generated._runtime.roles.server import ServerBase
+from generated._runtime.transports.http.server import HttpOptions, McpHttpApp
 from generated.v2025_06_18 import Server, ServerContext, Tools
 from generated.v2025_06_18 import types as t
 

@@ -1,4 +1,4 @@
-"""Where the test suite's Node tools are: the MCP conformance harness and pyright (``make node-tools``)."""
+"""Where the Node tools of the test suite are: the conformance harness and pyright."""
 
 from __future__ import annotations
 

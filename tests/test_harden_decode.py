@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from generated._runtime.errors import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
-from generated._runtime.frame_guard import DEFAULT_MAX_DEPTH, nesting_depth, too_deep
-from generated._runtime.jsonrpc import Session
+from generated._runtime.core.errors import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
+from generated._runtime.core.frame_guard import DEFAULT_MAX_DEPTH, nesting_depth, too_deep
+from generated._runtime.core.session import Session
 from generated.v2025_06_18.methods import METHODS
 from tests.test_runtime_stdio import raw_stdio
 

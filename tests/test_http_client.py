@@ -20,13 +20,13 @@ import httpx
 import pytest
 
 from generated import v2024_11_05, v2025_03_26, v2025_06_18, v2025_11_25
-from generated._runtime.http_client import (
+from generated._runtime.roles.peer import MCPError
+from generated._runtime.transports.base import ConnectionClosed
+from generated._runtime.transports.http.client import (
     LegacySSETransport,
     StreamableHTTPTransport,
     connect_http,
 )
-from generated._runtime.peer import MCPError
-from generated._runtime.transport import ConnectionClosed
 from tests.http_sdk_servers import REQUESTS, SDKServers
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")

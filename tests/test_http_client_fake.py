@@ -20,14 +20,14 @@ import pytest
 from aiohttp import web
 
 from generated import v2025_03_26, v2025_06_18
-from generated._runtime.http_client import (
+from generated._runtime.roles.peer import MCPError, RequestTimeout
+from generated._runtime.transports.base import ConnectionClosed
+from generated._runtime.transports.http.client import (
     LegacySSETransport,
     SessionExpired,
     StreamableHTTPTransport,
     connect_http,
 )
-from generated._runtime.peer import MCPError, RequestTimeout
-from generated._runtime.transport import ConnectionClosed
 from tests.http_support import bounded
 
 SSE = {"content-type": "text/event-stream"}

@@ -21,7 +21,7 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPDeprecationWarning
 
-from generated._runtime.http_server import HttpOptions
+from generated._runtime.transports.http.server import HttpOptions
 
 from .http_support import bounded, serve
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import httpx
 
-from generated._runtime.http_server import HttpOptions
-from generated._runtime.http_session import MemoryEventStore
+from generated._runtime.transports.http.server import HttpOptions
+from generated._runtime.transports.http.session import MemoryEventStore
 
 from .http_support import (
     SSE,

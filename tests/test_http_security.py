@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import httpx
 
-from generated._runtime.http_server import HttpOptions
+from generated._runtime.transports.http.server import HttpOptions
 
 from .http_support import (
     ACCEPT_BOTH,

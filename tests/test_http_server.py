@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 
 import pytest_asyncio
 
-from generated._runtime.http_server import HttpOptions
+from generated._runtime.transports.http.server import HttpOptions
 
 from .http_support import (
     SSE,

@@ -16,10 +16,10 @@ import asyncio
 import pytest
 
 from generated import v2025_06_18
-from generated._runtime.events import Notification, Request
-from generated._runtime.jsonrpc import Session
-from generated._runtime.peer import Peer
-from generated._runtime.transport import RelatedId, SessionExpired
+from generated._runtime.core.events import Notification, Request
+from generated._runtime.core.session import Session
+from generated._runtime.roles.peer import Peer
+from generated._runtime.transports.base import RelatedId, SessionExpired
 
 
 class ExpiringTransport:

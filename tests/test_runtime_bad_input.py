@@ -7,17 +7,17 @@ from typing import Any
 
 import pytest
 
-from generated._runtime import peer
-from generated._runtime.errors import (
+from generated._runtime.core.errors import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
     RemoteProtocolError,
 )
-from generated._runtime.jsonrpc import DEFAULT_MAX_FRAME_SIZE
-from generated._runtime.memory import memory_pair
-from generated._runtime.transport import ConnectionClosed
+from generated._runtime.core.session import DEFAULT_MAX_FRAME_SIZE
+from generated._runtime.roles import peer
+from generated._runtime.transports.base import ConnectionClosed
+from generated._runtime.transports.memory import memory_pair
 from generated.v2025_06_18 import Client
 from tests.runtime_support import (
     STEP_S,

@@ -9,11 +9,11 @@ import pytest
 
 from generated import v2024_11_05 as v1105
 from generated import v2025_03_26 as v0326
-from generated._runtime.client import connect_any
-from generated._runtime.errors import INVALID_REQUEST, METHOD_NOT_FOUND
-from generated._runtime.lifecycle import UnsupportedVersion
-from generated._runtime.memory import memory_pair
-from generated._runtime.server import CapabilityError
+from generated._runtime.core.errors import INVALID_REQUEST, METHOD_NOT_FOUND
+from generated._runtime.core.lifecycle import UnsupportedVersion
+from generated._runtime.roles.client import connect_any
+from generated._runtime.roles.server import CapabilityError
+from generated._runtime.transports.memory import memory_pair
 from generated.v2025_06_18 import Client, Server, ServerContext
 from generated.v2025_06_18 import types as t
 from tests.runtime_support import (

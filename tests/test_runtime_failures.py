@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from generated import v2025_03_26 as v0326
-from generated._runtime.client import connect_any
-from generated._runtime.errors import INTERNAL_ERROR
-from generated._runtime.memory import memory_pair
-from generated._runtime.peer import MCPError, RequestTimeout
+from generated._runtime.core.errors import INTERNAL_ERROR
+from generated._runtime.roles.client import connect_any
+from generated._runtime.roles.peer import MCPError, RequestTimeout
+from generated._runtime.transports.memory import memory_pair
 from generated.v2025_06_18 import Client, Server, ServerContext
 from generated.v2025_06_18 import types as t
 from tests.runtime_support import STEP_S, Echo0326, EchoServer, RawPeer, Recorder, connected

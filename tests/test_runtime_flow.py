@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from generated._runtime.errors import INVALID_PARAMS
-from generated._runtime.memory import memory_pair
-from generated._runtime.peer import RequestTimeout
+from generated._runtime.core.errors import INVALID_PARAMS
+from generated._runtime.roles.peer import RequestTimeout
+from generated._runtime.transports.memory import memory_pair
 from generated.v2025_06_18 import Client
 from generated.v2025_06_18 import types as t
 from tests.runtime_support import (

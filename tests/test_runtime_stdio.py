@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from generated._runtime.errors import INVALID_REQUEST, PARSE_ERROR
-from generated._runtime.stdio import (
+from generated._runtime.core.errors import INVALID_REQUEST, PARSE_ERROR
+from generated._runtime.transports.base import ConnectionClosed
+from generated._runtime.transports.stdio import (
     DEFAULT_MAX_FRAME,
     SHUTDOWN_GRACE_S,
     SubprocessTransport,
     spawn_server,
 )
-from generated._runtime.transport import ConnectionClosed
 from generated.v2025_06_18 import Client
 from tests.runtime_support import RawPeer, first_text
 

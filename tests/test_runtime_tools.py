@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from generated._runtime.errors import INTERNAL_ERROR, INVALID_PARAMS
-from generated._runtime.peer import MCPError
+from generated._runtime.core.errors import INTERNAL_ERROR, INVALID_PARAMS
+from generated._runtime.roles.peer import MCPError
 from generated.v2025_06_18 import Server, ServerContext, Tools
 from generated.v2025_06_18 import types as t
 from tests.runtime_support import connected, serving

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generated._runtime.sse import SSEEvent, SSEParser
+from generated._runtime.transports.http.sse import SSEEvent, SSEParser
 
 STREAM = (
     "\ufeff: a comment first\r\n"

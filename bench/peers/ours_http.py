@@ -8,7 +8,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.peers.ours_server import EchoServer
-from generated._runtime.http_server import HttpOptions, run_http
+from generated._runtime.transports.http.server import HttpOptions, run_http
 
 if __name__ == "__main__":
     mode = sys.argv[2] if len(sys.argv) > 2 else "sse"

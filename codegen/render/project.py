@@ -7,6 +7,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import black
@@ -52,13 +53,19 @@ def _format(path: str, source: str) -> str:
 
 
 def _runtime_files(version: str) -> dict[str, str]:
-    root = resources.files("mcpgen.runtime")
+    """Every ``.py`` file of the runtime tree (with its subfolders), placed under ``_runtime/``."""
     header = f"# Copied by mcpgen {version} from its runtime. Do not edit.\n"
-    return {
-        f"_runtime/{entry.name}": header + entry.read_text(encoding="utf-8")
-        for entry in sorted(root.iterdir(), key=lambda e: e.name)
-        if entry.name.endswith(".py")
-    }
+    files: dict[str, str] = {}
+    pending: list[tuple[str, Traversable]] = [("_runtime", resources.files("mcpgen.runtime"))]
+    while pending:
+        prefix, folder = pending.pop()
+        for entry in folder.iterdir():
+            if entry.is_dir():
+                if not entry.name.startswith((".", "__")):
+                    pending.append((f"{prefix}/{entry.name}", entry))
+            elif entry.name.endswith(".py"):
+                files[f"{prefix}/{entry.name}"] = header + entry.read_text(encoding="utf-8")
+    return dict(sorted(files.items()))
 
 
 def render_package(pkg: PackageIR) -> dict[str, str]:

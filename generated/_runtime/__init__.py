@@ -11,13 +11,13 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .base import MCPStruct
-from .codec import convert, decode, decoder, encode
-from .methods import MethodSpec
-from .unions import UntaggedUnion, Variant, dec_hook, untagged_union
+from .core.base import MCPStruct
+from .core.codec import convert, decode, decoder, encode
+from .core.methods import MethodSpec
+from .core.unions import UntaggedUnion, Variant, dec_hook, untagged_union
 
 if TYPE_CHECKING:
-    from .errors import (
+    from .core.errors import (
         INTERNAL_ERROR,
         INVALID_PARAMS,
         INVALID_REQUEST,
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
         ProtocolError,
         RemoteProtocolError,
     )
-    from .events import (
+    from .core.events import (
         Cancelled,
         ErrorResponse,
         Event,
@@ -41,8 +41,8 @@ if TYPE_CHECKING:
         RequestId,
         Response,
     )
-    from .jsonrpc import DEFAULT_MAX_FRAME_SIZE, Session
-    from .wire import progress_frame, progress_token, with_progress_token
+    from .core.session import DEFAULT_MAX_FRAME_SIZE, Session
+    from .core.wire import progress_frame, progress_token, with_progress_token
 
 _LAZY = {
     **dict.fromkeys(
@@ -57,7 +57,7 @@ _LAZY = {
             "ProtocolError",
             "RemoteProtocolError",
         ],
-        "errors",
+        "core.errors",
     ),
     **dict.fromkeys(
         [
@@ -73,13 +73,13 @@ _LAZY = {
             "RequestId",
             "Response",
         ],
-        "events",
+        "core.events",
     ),
-    "DEFAULT_MAX_FRAME_SIZE": "jsonrpc",
-    "Session": "jsonrpc",
-    "progress_frame": "wire",
-    "progress_token": "wire",
-    "with_progress_token": "wire",
+    "DEFAULT_MAX_FRAME_SIZE": "core.session",
+    "Session": "core.session",
+    "progress_frame": "core.wire",
+    "progress_token": "core.wire",
+    "with_progress_token": "core.wire",
 }
 
 __all__ = [

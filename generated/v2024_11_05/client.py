@@ -9,9 +9,9 @@ from typing import Any, ClassVar, cast
 
 from msgspec import UNSET, UnsetType
 
-from .._runtime.client import DEFAULT, ClientBase, Default
-from .._runtime.peer import ProgressCallback
-from .._runtime.server import RequestContext, unimplemented
+from .._runtime.roles.client import DEFAULT, ClientBase, Default
+from .._runtime.roles.peer import ProgressCallback
+from .._runtime.roles.server import RequestContext, unimplemented
 from .methods import METHODS, SUPPORTS_BATCH
 from .types import (
     PROTOCOL_VERSION,

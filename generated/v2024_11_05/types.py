@@ -9,8 +9,8 @@ from typing import Annotated as _Annotated
 
 from msgspec import UNSET, Meta, UnsetType, field
 
-from .._runtime.base import MCPStruct
-from .._runtime.unions import Variant, untagged_union
+from .._runtime.core.base import MCPStruct
+from .._runtime.core.unions import Variant, untagged_union
 
 PROTOCOL_VERSION = "2024-11-05"
 """The protocol version string of this revision."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from .._runtime.methods import MethodSpec
+from .._runtime.core.methods import MethodSpec
 from . import types as t
 
 METHODS: Final[dict[str, MethodSpec]] = {

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from msgspec import UNSET, Meta, UnsetType, field
 
-from .._runtime.base import MCPStruct
-from .._runtime.unions import Variant, untagged_union
+from .._runtime.core.base import MCPStruct
+from .._runtime.core.unions import Variant, untagged_union
 
 PROTOCOL_VERSION = "2025-03-26"
 """The protocol version string of this revision."""

@@ -9,9 +9,9 @@ from typing import Any, ClassVar, Literal, cast
 
 from msgspec import UNSET, UnsetType
 
-from .._runtime.server import ServerBase, unimplemented
-from .._runtime.server import ServerContext as BaseContext
-from .._runtime.tools import ToolSet
+from .._runtime.roles.server import ServerBase, unimplemented
+from .._runtime.roles.server import ServerContext as BaseContext
+from .._runtime.roles.tools import ToolSet
 from .methods import METHODS, SUPPORTS_BATCH
 from .types import (
     PROTOCOL_VERSION,

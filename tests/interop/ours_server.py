@@ -19,7 +19,7 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from generated._runtime.peer import MCPError
+from generated._runtime.roles.peer import MCPError
 
 STRUCTURED_SINCE = "2025-06-18"
 """The first revision with ``structuredContent``/``outputSchema`` and ``elicitation/create``."""

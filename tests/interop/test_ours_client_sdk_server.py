@@ -16,7 +16,7 @@ import msgspec
 import pytest
 import pytest_asyncio
 
-from generated._runtime.peer import MCPError, RequestTimeout
+from generated._runtime.roles.peer import MCPError, RequestTimeout
 
 from ._support import (
     COMPLETIONS_CAP_SINCE,

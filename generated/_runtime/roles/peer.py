@@ -1,0 +1,352 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
+"""The asyncio driver: one sans-I/O ``Session`` moved over one ``Transport``.
+
+Reading: ``run()`` reads frames, feeds them to the session and acts on the events (each
+incoming request runs its handler in a task; ``notifications/cancelled`` cancels that task).
+Writing: every frame the session queues goes through ``flush()``, under one lock, so frames
+keep their order. Requests we send wait on a future; a timeout cancels them on the wire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import inspect
+import sys
+import traceback
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import msgspec
+
+from ..core.errors import INTERNAL_ERROR, ErrorObject, LocalProtocolError, RemoteProtocolError
+from ..core.events import (
+    Cancelled,
+    ErrorResponse,
+    Event,
+    InvalidResponse,
+    Notification,
+    Progress,
+    ProtocolViolation,
+    Request,
+    RequestId,
+    Response,
+)
+from ..core.session import Session
+from ..core.wire import ENVELOPE_DECODER
+from ..transports.base import ConnectionClosed, SessionExpired, Transport
+
+ProgressCallback = Callable[[Any], Awaitable[None] | None]
+"""Called with each ``notifications/progress`` params for a request we sent."""
+RequestHandler = Callable[[Request], Awaitable[Any]]
+"""Answers one incoming request: returns the result, or raises ``MCPError``."""
+NotificationHandler = Callable[[Notification], Awaitable[None] | None]
+"""Receives each incoming notification, in order."""
+CURRENT_REQUEST: contextvars.ContextVar[RequestId | None] = contextvars.ContextVar(
+    "mcpgen_current_request", default=None
+)
+"""The id of the peer's request whose handler is running in this task, if any."""
+VIOLATIONS_KEPT = 100
+DRAIN_TIMEOUT_S = 2.0
+"""How long handlers still running at end of input may take to send their responses."""
+
+
+class MCPError(Exception):
+    """An error answer: raised by a handler to send it, or raised to a caller who received it."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"{message} (code {code})")
+        self.code = code
+        self.message = message
+        self.data = data
+
+    @classmethod
+    def from_error(cls, error: ErrorObject) -> MCPError:
+        """Build from the ``error`` member of a received error response."""
+        data = None if error.data is msgspec.UNSET else error.data
+        return cls(error.code, error.message, data)
+
+
+class RequestTimeout(Exception):
+    """A request got no response in time; it was cancelled on the wire."""
+
+
+class Peer:
+    """Runs one connection: the read loop, handler tasks, and our pending requests."""
+
+    def __init__(
+        self,
+        session: Session,
+        transport: Transport,
+        on_request: RequestHandler,
+        on_notification: NotificationHandler,
+        describe_close: Callable[[], str] | None = None,
+    ) -> None:
+        self.session = session
+        self.transport = transport
+        self._on_request = on_request
+        self._on_notification = on_notification
+        self._describe_close = describe_close
+        self._write_lock = asyncio.Lock()
+        self._waiting: dict[int, asyncio.Future[Any]] = {}
+        self._progress: dict[int, ProgressCallback] = {}
+        self._handlers: dict[RequestId, asyncio.Task[None]] = {}
+        self._closed: ConnectionClosed | None = None
+        self.drain_timeout = DRAIN_TIMEOUT_S
+        self.violations: list[ProtocolViolation] = []
+        """The latest protocol violations of the peer (bounded), for diagnostics."""
+
+    def retarget(self, on_request: RequestHandler, on_notification: NotificationHandler) -> None:
+        """Send incoming requests and notifications to other handlers from now on."""
+        self._on_request = on_request
+        self._on_notification = on_notification
+
+    async def progress(
+        self,
+        token: str | int,
+        progress: float,
+        total: float | None = None,
+        message: str | None = None,
+    ) -> None:
+        """Report progress on one of the peer's requests (nothing if it was cancelled)."""
+        if self.session.send_progress(token, progress, total, message):
+            await self.flush()
+
+    # -- writing -------------------------------------------------------------------------
+
+    async def flush(self) -> None:
+        """Write every frame the session has queued, in order.
+
+        Each frame is written with the id of the peer's request whose handler is running
+        (None outside handlers), so a transport with several streams (Streamable HTTP) can
+        send a handler's notifications and requests on that request's stream.
+        """
+        related = CURRENT_REQUEST.get()
+        async with self._write_lock:
+            for frame in self.session.data_to_send():
+                if self._closed is not None:
+                    return
+                try:
+                    await self.transport.write(frame, related)
+                except ConnectionClosed as exc:
+                    self._close_with(exc)
+                    return
+                except SessionExpired as exc:
+                    self._expired(frame, exc)
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | None = None,
+        progress: ProgressCallback | None = None,
+        progress_token: str | int | None = None,
+    ) -> Any:
+        """Send a request and return its decoded result; raise ``MCPError`` on an error answer."""
+        if self._closed is not None:
+            raise self._closed
+        token = progress_token
+        if progress is not None and token is None:
+            token = _next_token()
+        request_id = self.session.send_request(method, params, progress_token=token)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = future
+        if progress is not None:
+            self._progress[request_id] = progress
+        # A timer, not wait_for: no extra task per request on the hot path.
+        timer = None
+        if timeout is not None:
+            timer = asyncio.get_running_loop().call_later(
+                timeout, self._time_out, request_id, method, timeout
+            )
+        try:
+            await self.flush()
+            try:
+                return await future
+            except RequestTimeout:
+                await self.flush()
+                raise
+        except asyncio.CancelledError:
+            self._cancel(request_id, "cancelled by the caller")
+            with contextlib.suppress(ConnectionClosed, LocalProtocolError):
+                await asyncio.shield(self.flush())
+            raise
+        finally:
+            if timer is not None:
+                timer.cancel()
+            self._waiting.pop(request_id, None)
+            self._progress.pop(request_id, None)
+
+    def _expired(self, frame: bytes, error: SessionExpired) -> None:
+        """A frame the transport refused because the session expired: fail its request.
+
+        The caller (the client) then starts a new session and retries; a notification or
+        response written into an expired session is dropped, as the session it was for is gone.
+        """
+        envelope = ENVELOPE_DECODER.decode(frame)
+        if isinstance(envelope.method, str) and isinstance(envelope.id, int):
+            future = self._waiting.get(envelope.id)
+            if future is not None and not future.done():
+                future.set_exception(error)
+
+    def _time_out(self, request_id: int, method: str, timeout: float) -> None:
+        """Fail a request that got no response in time, and cancel it on the wire."""
+        future = self._waiting.get(request_id)
+        if future is None or future.done():
+            return
+        self._cancel(request_id, f"timed out after {timeout} s")
+        future.set_exception(RequestTimeout(f"{method} got no response within {timeout} s"))
+
+    def _cancel(self, request_id: int, reason: str) -> None:
+        """Cancel one of our requests on the wire, if it still can be."""
+        if request_id in self.session.pending_requests and self._closed is None:
+            # initialize may not be cancelled (the spec says so): it is only abandoned here.
+            with contextlib.suppress(LocalProtocolError):
+                self.session.cancel(request_id, reason)
+
+    async def notify(self, method: str, params: Any = None, *, related: bool = True) -> None:
+        """Send a notification; ``related=False``: it belongs to no request even in a handler."""
+        if self._closed is not None:
+            raise self._closed
+        self.session.send_notification(method, params)
+        if related:
+            await self.flush()
+            return
+        token = CURRENT_REQUEST.set(None)
+        try:
+            await self.flush()
+        finally:
+            CURRENT_REQUEST.reset(token)
+
+    # -- reading -------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Read until the peer closes; then fail what is pending and stop the handlers.
+
+        At end of input, requests already being handled get ``drain_timeout`` seconds to
+        finish, so their responses still go out (the peer may still be reading).
+        """
+        try:
+            while self._closed is None:
+                frame = await self.transport.read()
+                if frame is None:
+                    if self._handlers:
+                        await asyncio.wait(
+                            list(self._handlers.values()), timeout=self.drain_timeout
+                        )
+                    break
+                for event in self.session.receive(frame):
+                    await self._handle(event)
+                await self.flush()
+        finally:
+            detail = self._describe_close() if self._describe_close else "closed the connection"
+            self._close_with(ConnectionClosed(f"the peer {detail}"))
+
+    async def _handle(self, event: Event) -> None:
+        if isinstance(event, Request):
+            self._handlers[event.id] = asyncio.create_task(self._answer(event))
+        elif isinstance(event, Notification):
+            try:
+                outcome = self._on_notification(event)
+                if inspect.isawaitable(outcome):
+                    await outcome
+            except Exception:  # a faulty notification handler must not stop the connection
+                traceback.print_exc(file=sys.stderr)
+        elif isinstance(event, Response):
+            self._settle(event.id, result=event.result)
+        elif isinstance(event, ErrorResponse):
+            if isinstance(event.id, int):
+                self._settle(event.id, error=MCPError.from_error(event.error))
+        elif isinstance(event, InvalidResponse):
+            self._settle(event.id, error=event.error)
+        elif isinstance(event, Cancelled):
+            handler = self._handlers.get(event.request_id)
+            if handler is not None:
+                handler.cancel()
+        elif isinstance(event, Progress):
+            await self._report_progress(event)
+        else:
+            self.violations.append(event)
+            del self.violations[:-VIOLATIONS_KEPT]
+
+    def _settle(
+        self, request_id: int, *, result: Any = None, error: BaseException | None = None
+    ) -> None:
+        future = self._waiting.get(request_id)
+        if future is None or future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    async def _report_progress(self, event: Progress) -> None:
+        callback = self._progress.get(event.request_id)
+        if callback is None:
+            return
+        try:
+            outcome = callback(event.params)
+            if inspect.isawaitable(outcome):
+                await outcome
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+
+    async def _answer(self, request: Request) -> None:
+        """Run the handler of one incoming request and send its result or error."""
+        CURRENT_REQUEST.set(request.id)
+        try:
+            result = await self._on_request(request)
+        except asyncio.CancelledError:
+            # Cancelled by the peer (no answer is due) or by our shutdown.
+            return
+        except MCPError as exc:
+            self.session.send_error(request.id, exc.code, exc.message, _data(exc.data))
+        except RemoteProtocolError as exc:
+            self.session.send_error(request.id, exc.code, exc.message, exc.data)
+        except Exception as exc:
+            traceback.print_exc(file=sys.stderr)
+            self.session.send_error(request.id, INTERNAL_ERROR, f"Internal error: {exc}")
+        else:
+            try:
+                self.session.send_response(request.id, result)
+            except LocalProtocolError as exc:
+                traceback.print_exc(file=sys.stderr)
+                self.session.send_error(request.id, INTERNAL_ERROR, f"Internal error: {exc}")
+        finally:
+            self._handlers.pop(request.id, None)
+        await self.flush()
+
+    # -- closing -------------------------------------------------------------------------
+
+    def _close_with(self, error: ConnectionClosed) -> None:
+        if self._closed is None:
+            self._closed = error
+        for future in self._waiting.values():
+            if not future.done():
+                future.set_exception(self._closed)
+        for task in self._handlers.values():
+            task.cancel()
+
+    @property
+    def closed(self) -> bool:
+        """Whether the connection has ended."""
+        return self._closed is not None
+
+    async def close(self) -> None:
+        """Close the transport and fail whatever is still pending."""
+        self._close_with(ConnectionClosed("the connection was closed"))
+        await self.transport.close()
+
+
+_TOKENS = iter(range(1, sys.maxsize))
+
+
+def _next_token() -> int:
+    """Return a fresh progress token (unique in this process)."""
+    return next(_TOKENS)
+
+
+def _data(value: Any) -> Any:
+    return msgspec.UNSET if value is None else value

@@ -1,0 +1,383 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
+"""The client side of MCP over HTTP: the Streamable HTTP transport (2025-03-26 and later).
+
+Every message we send is one POST to the MCP endpoint. A POST carrying a request runs in a
+background task (``write`` returns at once, so a slow answer never blocks other messages);
+its answer comes back as one JSON body or as an SSE stream, which may carry the server's
+related notifications and requests first. A stream that drops before the answer is resumed
+with GET + ``Last-Event-ID`` after the server's ``retry`` delay (bounded attempts). Once the
+session is established a GET stream receives what the server sends on its own.
+
+Headers: ``Mcp-Session-Id`` from the initialize response on every later request, and
+``MCP-Protocol-Version`` (the version the server chose) on every request after initialize,
+whatever the revision: 2025-06-18 requires it and servers of 2025-03-26 ignore it.
+
+A POST answered 404 while carrying a session id means the session expired: the session id
+is forgotten, the requests of that POST get an error (code -32600, ``data.sessionExpired``)
+and ``write`` raises ``SessionExpired`` (for the POST it made itself, or the next time for a
+request's POST) until an ``initialize`` starts a new session. If the first POST (the
+initialize) gets any other 4xx, the server may be a 2024-11-05 HTTP+SSE one: the transport
+switches to ``LegacySSETransport`` on the same URL when a GET there yields an ``endpoint``.
+
+This module needs aiohttp; only users of HTTP import it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+import aiohttp
+import msgspec
+
+from ...core.errors import INTERNAL_ERROR, INVALID_REQUEST
+from ...core.events import RequestId
+from ...core.wire import Envelope
+from ..base import ConnectionClosed, RelatedId, SessionExpired
+from .base import (
+    DEFAULT_TIMEOUT_S,
+    EVENT_STREAM,
+    JSON,
+    HTTPTransportBase,
+    media_type,
+    peek,
+    read_body,
+    request_ids,
+)
+from .legacy import LegacySSETransport
+from .sse import SSEParser
+
+if TYPE_CHECKING:
+    from ...roles.client import ClientBase
+
+SESSION_HEADER: Final = "Mcp-Session-Id"
+VERSION_HEADER: Final = "MCP-Protocol-Version"
+RETRY_DELAY_S: Final = 1.0
+"""How long to wait before reconnecting a dropped stream when the server set no ``retry``."""
+MAX_RETRY_DELAY_S: Final = 30.0
+"""Longest reconnection delay honoured, whatever ``retry`` the server asks for."""
+MAX_RECONNECTS: Final = 3
+"""Reconnection attempts in a row that may bring nothing before a stream is given up."""
+
+__all__ = [
+    "LegacySSETransport",
+    "SessionExpired",
+    "StreamableHTTPTransport",
+    "connect_http",
+]
+
+
+class _InitResult(msgspec.Struct):
+    """The part of an initialize result the transport needs."""
+
+    protocol_version: Any = msgspec.field(default=None, name="protocolVersion")
+
+
+_INIT_DECODER: Final = msgspec.json.Decoder(_InitResult)
+
+
+class StreamableHTTPTransport(HTTPTransportBase):
+    """The client's end of a Streamable HTTP connection to the MCP endpoint ``url``."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        auth_token: str | None = None,
+        http_client: aiohttp.ClientSession | None = None,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        retry_delay: float = RETRY_DELAY_S,
+        max_reconnects: int = MAX_RECONNECTS,
+        legacy_fallback: bool = True,
+    ) -> None:
+        super().__init__(
+            url, headers=headers, auth_token=auth_token, http_client=http_client, timeout=timeout
+        )
+        self.retry_delay = retry_delay
+        self.max_reconnects = max_reconnects
+        self.legacy_fallback = legacy_fallback
+        self.session_id: str | None = None
+        """The server's ``Mcp-Session-Id``, sent on every request once known."""
+        self.protocol_version: str | None = None
+        """The version the server chose at initialize, sent as ``MCP-Protocol-Version``."""
+        self.session_expired = False
+        """Whether the server forgot our session (404); cleared by the next ``initialize``."""
+        self.legacy: LegacySSETransport | None = None
+        """The HTTP+SSE transport everything goes through after a fallback."""
+        self._init_id: RequestId | None = None
+        self._first_post = True
+        self._listener: asyncio.Task[None] | None = None
+        self._exchanges: dict[RequestId, asyncio.Task[None]] = {}
+
+    # -- writing -------------------------------------------------------------------------
+
+    async def write(self, frame: bytes, related: RelatedId = None) -> None:
+        """POST one message; for a request the POST runs in the background."""
+        self._check_open()
+        if self.legacy is not None:
+            await self.legacy.write(frame, related)
+            return
+        messages = peek(frame)
+        ids = request_ids(messages)
+        methods = {m.method for m in messages if isinstance(m.method, str)}
+        initialize = "initialize" in methods
+        if initialize:
+            self._new_session(ids)
+        elif self.session_expired:
+            raise SessionExpired(f"the session at {self.url} expired; initialize a new one")
+        self._abandon(messages)
+        if ids and not initialize:
+            task = self._spawn(self._exchange(frame, ids))
+            if len(ids) == 1:
+                self._track(ids[0], task)
+            return
+        sent_session, first, self._first_post = self.session_id is not None, self._first_post, False
+        response = await self._send("POST", self.url, self._headers(), frame, stream=bool(ids))
+        stream = await self._answer(
+            response, frame, ids, sent_session, initialize, fall_back=initialize and first
+        )
+        if stream is not None:
+            self._track(ids[0], self._spawn(self._resume(stream, ids)))
+        if "notifications/initialized" in methods and response.status < 300:
+            self._listener = self._spawn(self._listen())
+
+    def _headers(self, accept: str = f"{JSON}, {EVENT_STREAM}") -> dict[str, str]:
+        headers = {**self.headers, "Accept": accept}
+        if accept != EVENT_STREAM:
+            headers["Content-Type"] = JSON
+        if self.session_id is not None:
+            headers[SESSION_HEADER] = self.session_id
+        if self.protocol_version is not None:
+            headers[VERSION_HEADER] = self.protocol_version
+        return headers
+
+    def _new_session(self, ids: list[RequestId]) -> None:
+        """An initialize starts a new session: no session id, version or GET stream yet."""
+        self.session_id = self.protocol_version = None
+        self.session_expired = False
+        self._init_id = ids[0] if ids else None
+        if self._listener is not None:
+            self._listener.cancel()
+            self._listener = None
+
+    def _expire(self) -> None:
+        """The server forgot our session: forget its id and stop listening on it."""
+        self.session_id = self.protocol_version = None
+        self.session_expired = True
+        if self._listener is not None and self._listener is not asyncio.current_task():
+            self._listener.cancel()
+        self._listener = None
+
+    def _track(self, rid: RequestId, task: asyncio.Task[None]) -> None:
+        """Remember the task serving a request's POST, to drop it if we cancel the request."""
+        self._exchanges[rid] = task
+        task.add_done_callback(lambda _: self._exchanges.pop(rid, None))
+
+    def _abandon(self, messages: list[Envelope]) -> None:
+        """Stop reading the answer streams of requests we are cancelling."""
+        for message in messages:
+            if message.method != "notifications/cancelled" or message.params is msgspec.UNSET:
+                continue
+            try:
+                params = msgspec.json.decode(message.params)
+            except msgspec.DecodeError:
+                continue
+            rid = params.get("requestId") if isinstance(params, dict) else None
+            task = self._exchanges.pop(rid, None) if isinstance(rid, str | int) else None
+            if task is not None:
+                task.cancel()
+
+    async def _exchange(self, frame: bytes, ids: list[RequestId]) -> None:
+        """POST requests and queue what comes back (the background half of ``write``)."""
+        sent_session = self.session_id is not None
+        try:
+            response = await self._send("POST", self.url, self._headers(), frame, stream=True)
+            stream = await self._answer(response, frame, ids, sent_session, False)
+        except ConnectionClosed as exc:
+            self._fail(str(exc))
+            return
+        except SessionExpired:
+            return
+        if stream is not None:
+            await self._resume(stream, ids)
+
+    async def _answer(
+        self,
+        response: aiohttp.ClientResponse,
+        frame: bytes,
+        ids: list[RequestId],
+        sent_session: bool,
+        initialize: bool,
+        *,
+        fall_back: bool = False,
+    ) -> aiohttp.ClientResponse | None:
+        """Act on a POST's response; return it if it is an SSE stream still to be read."""
+        status = response.status
+        if status >= 400:
+            body = await read_body(response)
+            if status == 404 and sent_session:
+                self._expire()
+                data = {"httpStatus": 404, "sessionExpired": True}
+                self._fail_requests(ids, INVALID_REQUEST, "Session expired (HTTP 404)", data)
+                raise SessionExpired(f"{self.url} answered 404 to session id: session expired")
+            if fall_back and status < 500 and await self._fall_back(frame):
+                return None
+            if ids:
+                self._error_answers(ids, status, response.reason or "", body)
+            return None
+        if initialize and SESSION_HEADER in response.headers:
+            self.session_id = response.headers[SESSION_HEADER]
+        kind = media_type(response)
+        if ids and status != 202 and kind == EVENT_STREAM:
+            return response
+        body = await read_body(response)
+        if not ids:
+            return None
+        if kind == JSON and body.strip():
+            missing = set(ids) - self._deliver(body)
+            why = "the JSON body did not answer this request"
+        else:
+            missing = set(ids)
+            why = f"HTTP {status} with {'no body' if not body else kind or 'an untyped body'}"
+        if missing:
+            self._fail_requests(missing, INTERNAL_ERROR, f"No response from the server: {why}")
+        return None
+
+    async def _fall_back(self, frame: bytes) -> bool:
+        """Try the 2024-11-05 HTTP+SSE transport at our URL; send ``frame`` if it answers."""
+        if not self.legacy_fallback:
+            return False
+        legacy = LegacySSETransport.taking_over(self)
+        try:
+            await legacy.open()
+        except ConnectionClosed:
+            return False  # not closed: that would end reading from the queue it shares
+        self.legacy = legacy
+        await legacy.write(frame)
+        return True
+
+    def _on_response(self, env: Envelope) -> None:
+        """Learn the negotiated protocol version from the initialize result."""
+        if env.id != self._init_id or env.result is msgspec.UNSET:
+            return
+        try:
+            version = _INIT_DECODER.decode(env.result).protocol_version
+        except msgspec.DecodeError:
+            return
+        if isinstance(version, str):
+            self.protocol_version = version
+
+    # -- streams -------------------------------------------------------------------------
+
+    def _delay(self, parser: SSEParser) -> float:
+        """The reconnection delay: the server's ``retry`` (bounded), else ``retry_delay``."""
+        if parser.retry is None:
+            return self.retry_delay
+        return min(parser.retry / 1000, MAX_RETRY_DELAY_S)
+
+    async def _reconnect(self, parser: SSEParser) -> aiohttp.ClientResponse | None:
+        """GET the endpoint again, resuming after the last event id; None on network error."""
+        await asyncio.sleep(self._delay(parser))
+        headers = self._headers(EVENT_STREAM)
+        if parser.last_event_id:
+            headers["Last-Event-ID"] = parser.last_event_id
+        try:
+            return await self._send("GET", self.url, headers, stream=True)
+        except ConnectionClosed:
+            return None
+
+    async def _usable(self, response: aiohttp.ClientResponse, sent_session: bool) -> bool | None:
+        """Whether a GET gave an SSE stream (True), a hopeless refusal (None) or not (False)."""
+        if response.status == 200 and media_type(response) == EVENT_STREAM:
+            return True
+        response.close()
+        if response.status == 404 and sent_session:
+            self._expire()
+            return None
+        return False if response.status >= 500 else None
+
+    async def _resume(self, response: aiohttp.ClientResponse, ids: list[RequestId]) -> None:
+        """Read a POST's SSE answer; resume it with Last-Event-ID until every id is answered."""
+        pending, parser, failures = set(ids), SSEParser(), 0
+        current: aiohttp.ClientResponse | None = response
+        while True:
+            sent_session = self.session_id is not None
+            usable = await self._usable(current, sent_session) if current is not None else False
+            if usable is None:
+                break
+            got = await self._consume(current, parser, pending) if usable and current else 0
+            failures = 0 if got else failures + 1
+            if not pending or self._closed is not None:
+                return
+            if not parser.last_event_id or failures > self.max_reconnects:
+                break
+            current = await self._reconnect(parser)
+        if self.session_expired:
+            data = {"httpStatus": 404, "sessionExpired": True}
+            self._fail_requests(pending, INVALID_REQUEST, "Session expired (HTTP 404)", data)
+        else:
+            why = "its SSE stream ended before the response and could not be resumed"
+            self._fail_requests(pending, INTERNAL_ERROR, f"No response from the server: {why}")
+
+    async def _listen(self) -> None:
+        """Keep a GET stream open for what the server sends unprompted (405: it has none)."""
+        parser, failures = SSEParser(), 0
+        headers = self._headers(EVENT_STREAM)
+        current: aiohttp.ClientResponse | None
+        try:
+            current = await self._send("GET", self.url, headers, stream=True)
+        except ConnectionClosed:
+            current = None
+        while self._closed is None:
+            sent_session = self.session_id is not None
+            usable = await self._usable(current, sent_session) if current is not None else False
+            if usable is None:
+                return
+            got = await self._consume(current, parser, None) if usable and current else 0
+            failures = 0 if got else failures + 1
+            if failures > self.max_reconnects:
+                return
+            current = await self._reconnect(parser)
+
+    # -- closing -------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """End the session (DELETE; 405 is fine), stop every stream, close our aiohttp session."""
+        if self._closing:
+            return
+        self._closing = True
+        self._fail("the transport was closed")
+        if self.legacy is not None:
+            await self.legacy.close()
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if self.session_id is not None:
+            with contextlib.suppress(Exception):  # best effort: the session may be gone already
+                await read_body(await self._send("DELETE", self.url, self._headers(EVENT_STREAM)))
+        await self._shutdown()
+
+
+async def connect_http(
+    client: ClientBase, url: str, *, legacy: bool = False, **options: Any
+) -> Any:
+    """Connect ``client`` to the MCP server at ``url``; return the initialize result.
+
+    ``legacy=True`` speaks the 2024-11-05 HTTP+SSE transport directly; otherwise Streamable
+    HTTP, falling back to HTTP+SSE when the server refuses the initialize POST with a 4xx.
+    ``options`` go to the transport (``headers``, ``auth_token``, ``http_client``, ``timeout``).
+    """
+    transport: StreamableHTTPTransport | LegacySSETransport
+    if legacy:
+        transport = LegacySSETransport(url, **options)
+    else:
+        transport = StreamableHTTPTransport(url, **options)
+    try:
+        return await client.connect(transport, transport.describe_close)
+    except BaseException:
+        await transport.close()
+        raise

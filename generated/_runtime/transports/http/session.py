@@ -1,0 +1,391 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
+"""The server-side state of MCP over HTTP: sessions, their streams, and the event store.
+
+A session is one ``ServerConnection`` whose transport is ``SessionTransport``: frames POSTed
+by the client are read from its inbox, and every frame the server writes is routed to one
+stream: a response to the stream of the POST that carried its request; a handler's progress,
+log messages and requests to that handler's request's stream; anything else to the GET
+stream (kept in the event store until one is open). Each event gets an id unique within the
+session, which is what ``Last-Event-ID`` resumes from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import secrets
+import time
+from collections import OrderedDict, deque
+from typing import Any, Final, Protocol
+
+import msgspec
+
+from ...core.events import RequestId
+from ...roles.server import ServerBase, ServerConnection
+from ..base import ConnectionClosed, RelatedId
+
+STANDALONE: Final = "get"
+"""The stream id of the GET stream (server-initiated messages)."""
+DEFAULT_EVENTS_KEPT: Final = 1000
+"""Events kept per session by ``MemoryEventStore`` for ``Last-Event-ID``."""
+DEFAULT_SESSION_EVENT_BYTES: Final = 4 * 1024 * 1024
+"""Bytes of event data ``MemoryEventStore`` keeps per session (the newest event always)."""
+DEFAULT_TOTAL_EVENT_BYTES: Final = 64 * 1024 * 1024
+"""Bytes of event data ``MemoryEventStore`` keeps over all sessions."""
+DEFAULT_STREAM_BYTES: Final = 4 * 1024 * 1024
+"""Bytes of events one SSE stream may queue unsent before its producer waits (or drops)."""
+DEFAULT_STALL_TIMEOUT_S: Final = 30.0
+"""Seconds a producer waits for a client reading nothing before its stream is cut."""
+
+
+class _Kind(msgspec.Struct):
+    """Enough of an outgoing frame to route it: a response has an id and no method."""
+
+    id: Any = None
+    method: Any = None
+
+
+_KIND = msgspec.json.Decoder(_Kind | list[_Kind])
+
+
+def response_ids(frame: bytes) -> list[RequestId]:
+    """Return the request ids a response frame (or batch response) answers; [] otherwise."""
+    kind = _KIND.decode(frame)
+    kinds = kind if isinstance(kind, list) else [kind]
+    return [k.id for k in kinds if k.method is None and isinstance(k.id, str | int)]
+
+
+def is_response(frame: bytes) -> bool:
+    """Whether an outgoing frame is a response (or a batch of them), whatever its id."""
+    kind = _KIND.decode(frame)
+    return all(k.method is None for k in (kind if isinstance(kind, list) else [kind]))
+
+
+class EventStore(Protocol):
+    """Where events are kept for replay; an in-memory default is ``MemoryEventStore``."""
+
+    async def store(self, session: str, stream: str, data: bytes) -> str:
+        """Keep one event of a stream and return its id (unique within the session)."""
+        ...
+
+    async def replay(
+        self, session: str, last_id: str
+    ) -> tuple[str, list[tuple[str, bytes]]] | None:
+        """Return the stream of event ``last_id`` and its later events, or None if unknown."""
+        ...
+
+    async def forget(self, session: str) -> None:
+        """Drop every event of a session (it ended)."""
+        ...
+
+
+class MemoryEventStore:
+    """Keeps the latest events of each session in memory, bounded in count and in bytes.
+
+    Per session at most ``limit`` events and ``max_session_bytes`` bytes of event data
+    (default 4 MiB); over all sessions ``max_total_bytes`` (default 64 MiB). The oldest
+    events go first; the newest event of a session is kept even when it alone is larger.
+    An event dropped here can no longer be resumed with ``Last-Event-ID``.
+    """
+
+    def __init__(
+        self,
+        limit: int = DEFAULT_EVENTS_KEPT,
+        max_session_bytes: int = DEFAULT_SESSION_EVENT_BYTES,
+        max_total_bytes: int = DEFAULT_TOTAL_EVENT_BYTES,
+    ) -> None:
+        self.limit = limit
+        self.max_session_bytes = max_session_bytes
+        self.max_total_bytes = max_total_bytes
+        self.total_bytes = 0
+        """Bytes of event data kept now, over all sessions."""
+        self._events: OrderedDict[int, tuple[str, str, bytes]] = OrderedDict()
+        self._numbers: dict[str, deque[int]] = {}
+        self._bytes: dict[str, int] = {}
+        self._counter = itertools.count(1)
+
+    async def store(self, session: str, stream: str, data: bytes) -> str:
+        """Keep one event; drop the oldest ones beyond the bounds."""
+        number = next(self._counter)
+        self._events[number] = (session, stream, data)
+        numbers = self._numbers.setdefault(session, deque())
+        numbers.append(number)
+        self._bytes[session] = self._bytes.get(session, 0) + len(data)
+        self.total_bytes += len(data)
+        while len(numbers) > 1 and (
+            len(numbers) > self.limit or self._bytes[session] > self.max_session_bytes
+        ):
+            self._evict(numbers[0])
+        while self.total_bytes > self.max_total_bytes and len(self._events) > 1:
+            self._evict(next(iter(self._events)))
+        return str(number)
+
+    def _evict(self, number: int) -> None:
+        """Drop one event, the oldest of its session."""
+        session, _, data = self._events.pop(number)
+        self._numbers[session].popleft()
+        self._bytes[session] -= len(data)
+        self.total_bytes -= len(data)
+
+    async def replay(
+        self, session: str, last_id: str
+    ) -> tuple[str, list[tuple[str, bytes]]] | None:
+        """Return the stream of ``last_id`` and the events of that stream after it."""
+        if not last_id.isdigit():
+            return None
+        last = int(last_id)
+        found = self._events.get(last)
+        if found is None or found[0] != session:
+            return None
+        stream = found[1]
+        later = (n for n in self._numbers.get(session, ()) if n > last)
+        events = [(str(n), self._events[n][2]) for n in later if self._events[n][1] == stream]
+        return stream, [(n, data) for n, data in events if data]
+
+    async def forget(self, session: str) -> None:
+        """Drop the session's events."""
+        for number in self._numbers.pop(session, ()):
+            self.total_bytes -= len(self._events.pop(number)[2])
+        self._bytes.pop(session, None)
+
+
+class Stream:
+    """One SSE stream (a POST's, or the GET stream): events queue here until sent.
+
+    At most ``max_bytes`` of event data wait in the queue. Beyond that, while a client is
+    attached, the producer waits for it to read; if it reads nothing for ``stall_timeout``
+    seconds the stream is cut (its response ends; its events stay in the event store for
+    ``Last-Event-ID``). With no client attached the oldest queued events are dropped instead.
+    """
+
+    def __init__(
+        self,
+        id: str,
+        waiting_for: set[RequestId] | None = None,
+        *,
+        attached: bool = False,
+        max_bytes: int = DEFAULT_STREAM_BYTES,
+        stall_timeout: float = DEFAULT_STALL_TIMEOUT_S,
+    ) -> None:
+        self.id = id
+        self.waiting_for: set[RequestId] = waiting_for if waiting_for is not None else set()
+        self.queue: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue()
+        self.done = False
+        self.max_bytes = max_bytes
+        self.stall_timeout = stall_timeout
+        self.queued_bytes = 0
+        """Bytes of event data waiting in the queue."""
+        self.cut_reason: str | None = None
+        """Why the stream was cut (a reader too slow), if it was."""
+        self._attached = attached
+        self._progress = asyncio.Event()
+        self._preempt = asyncio.Event()
+
+    @property
+    def attached(self) -> bool:
+        """Whether a client is reading this stream now."""
+        return self._attached
+
+    @attached.setter
+    def attached(self, value: bool) -> None:
+        self._attached = value
+        self._progress.set()  # a waiting producer re-checks: it drops instead of waiting
+
+    def claim(self) -> asyncio.Event:
+        """Attach a new reader; a previous one is told to stop (it resumes elsewhere).
+
+        Return the event set when this reader is in turn replaced.
+        """
+        self._preempt.set()
+        self._preempt = asyncio.Event()
+        self.attached = True
+        return self._preempt
+
+    def release(self, preempt: asyncio.Event) -> None:
+        """Detach the reader that claimed ``preempt``, unless another one took over since."""
+        if preempt is self._preempt:
+            self.attached = False
+
+    async def get(self) -> tuple[str, bytes] | None:
+        """Take the next event to send (None: the stream ended)."""
+        item = await self.queue.get()
+        if item is not None:
+            self.queued_bytes -= len(item[1])
+            self._progress.set()
+        return item
+
+    async def put(self, event_id: str, frame: bytes) -> None:
+        """Queue an event, waiting for a slow reader (bounded), dropping for an absent one."""
+        while (
+            not self.done and self.queued_bytes and self.queued_bytes + len(frame) > self.max_bytes
+        ):
+            if not self._attached:
+                self._drop_oldest()
+                continue
+            self._progress.clear()
+            try:
+                await asyncio.wait_for(self._progress.wait(), self.stall_timeout)
+            except TimeoutError:
+                waited = f"{self.queued_bytes} bytes unread for {self.stall_timeout} s"
+                self.close(f"the client reads too slowly ({waited})")
+        if self.done:
+            return  # ended or cut: the event store keeps the event for resumption
+        self.queued_bytes += len(frame)
+        self.queue.put_nowait((event_id, frame))
+
+    def _drop_oldest(self) -> None:
+        item = self.queue.get_nowait()
+        if item is not None:
+            self.queued_bytes -= len(item[1])
+
+    def close(self, cut_reason: str | None = None) -> None:
+        """End the stream; a cut one also drops what it still queued."""
+        if self.done:
+            return
+        self.done = True
+        if cut_reason is not None:
+            self.cut_reason = cut_reason
+            while not self.queue.empty():
+                self._drop_oldest()
+        self.queue.put_nowait(None)
+        self._progress.set()
+
+
+class SessionTransport:
+    """The ``Transport`` of one HTTP session's ServerConnection."""
+
+    def __init__(self, session: HttpSession) -> None:
+        self._session = session
+        self.inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+    async def read(self) -> bytes | None:
+        """Return the next POSTed frame; None once the session ended."""
+        frame = await self.inbox.get()
+        if frame is None:
+            self.inbox.put_nowait(None)
+        return frame
+
+    async def write(self, frame: bytes, related: RelatedId = None) -> None:
+        """Route one outgoing frame to its stream."""
+        if self._session.ended:
+            raise ConnectionClosed("the HTTP session ended")
+        await self._session.route(frame, related)
+
+    async def close(self) -> None:
+        """End the session's input."""
+        self.inbox.put_nowait(None)
+
+
+class HttpSession:
+    """One MCP session over HTTP: a ServerConnection plus its streams."""
+
+    def __init__(
+        self,
+        servers: list[ServerBase],
+        store: EventStore,
+        *,
+        legacy: bool = False,
+        json: bool = False,
+        max_stream_bytes: int = DEFAULT_STREAM_BYTES,
+        stall_timeout: float = DEFAULT_STALL_TIMEOUT_S,
+    ) -> None:
+        self.id = secrets.token_urlsafe(24)
+        self.max_stream_bytes = max_stream_bytes
+        """Bytes each SSE stream of the session may queue unsent (see ``Stream``)."""
+        self.stall_timeout = stall_timeout
+        """Seconds a producer waits for a client that reads nothing before cutting its stream."""
+        self.store = store
+        self.legacy = legacy
+        self.json = json
+        """JSON responses: a POST's body holds only responses; other messages use the GET stream."""
+        self.transport = SessionTransport(self)
+        self.connection = ServerConnection(servers, self.transport)
+        self.streams: dict[str, Stream] = {STANDALONE: self._new_stream(STANDALONE)}
+        self.by_request: dict[RequestId, Stream] = {}
+        self.ended = False
+        self._last_active = time.monotonic()
+        self._counter = itertools.count(1)
+        self.task = asyncio.create_task(self.connection.run())
+
+    @property
+    def standalone(self) -> Stream:
+        """The GET stream (for the legacy transport: the one SSE stream)."""
+        return self.streams[STANDALONE]
+
+    def touch(self) -> None:
+        """Note that the client used the session just now."""
+        self._last_active = time.monotonic()
+
+    def idle_for(self) -> float:
+        """Seconds since the client last used the session (0 while a stream is open)."""
+        if any(stream.attached for stream in self.streams.values()):
+            return 0.0
+        return time.monotonic() - self._last_active
+
+    def _new_stream(
+        self, id_: str, request_ids: list[RequestId] | None = None, attached: bool = False
+    ) -> Stream:
+        return Stream(
+            id_,
+            set(request_ids or ()),
+            attached=attached,
+            max_bytes=self.max_stream_bytes,
+            stall_timeout=self.stall_timeout,
+        )
+
+    def open_stream(self, request_ids: list[RequestId]) -> Stream:
+        """Register the stream of a POST whose requests have ``request_ids``."""
+        stream = self._new_stream(f"post-{next(self._counter)}", request_ids, attached=True)
+        self.streams[stream.id] = stream
+        for rid in request_ids:
+            self.by_request[rid] = stream
+        return stream
+
+    async def route(self, frame: bytes, related: RelatedId) -> None:
+        """Send a frame to the stream it belongs to; keep it in the store for replay."""
+        if self.legacy:
+            await self._deliver(self.standalone, frame)
+            return
+        ids = response_ids(frame)
+        if ids:
+            stream = self.by_request.get(ids[0])
+            if stream is not None:
+                await self._deliver(stream, frame)
+                for rid in ids:
+                    self.by_request.pop(rid, None)
+                    stream.waiting_for.discard(rid)
+                if not stream.waiting_for:
+                    self._finish(stream)
+                return
+        if is_response(frame):
+            return  # its request's stream is gone: a response never goes on the GET stream
+        stream = self.by_request.get(related) if related is not None and not self.json else None
+        await self._deliver(stream or self.standalone, frame)
+
+    async def _deliver(self, stream: Stream, frame: bytes) -> None:
+        event_id = await self.store.store(self.id, stream.id, frame)
+        await stream.put(event_id, frame)
+
+    def _finish(self, stream: Stream) -> None:
+        stream.close()
+        if stream.id != STANDALONE:
+            self.streams.pop(stream.id, None)
+
+    async def feed(self, body: bytes) -> None:
+        """Hand a POSTed body (one frame: a message or a batch) to the connection."""
+        await self.transport.inbox.put(body)
+
+    async def end(self) -> None:
+        """End the session: stop the connection, close every stream, forget its events."""
+        if self.ended:
+            return
+        self.ended = True
+        for stream in list(self.streams.values()):
+            if not stream.done:
+                self._finish(stream)
+        await self.transport.close()
+        try:
+            await asyncio.wait_for(self.task, 2.0)
+        except (TimeoutError, asyncio.CancelledError, Exception):  # best effort: it is ending
+            self.task.cancel()
+        await self.store.forget(self.id)

@@ -1,0 +1,231 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
+"""The stdio transport: newline-delimited UTF-8 JSON over a subprocess's stdin and stdout.
+
+Server side: ``stdio_server()`` reads this process's stdin and writes its stdout, after moving
+file descriptor 1 to stderr so nothing but MCP ever reaches stdout. Client side:
+``spawn_server(...)`` starts the server as a subprocess (its stderr passes through) and on
+close runs the spec's shutdown sequence: close stdin, wait, SIGTERM, wait, SIGKILL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import stat
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from .base import ConnectionClosed, RelatedId
+
+DEFAULT_MAX_FRAME: Final = 16 * 1024 * 1024
+"""Largest frame read, in bytes; a longer line is discarded and reported as oversize."""
+EXIT_WAIT_S: Final = 1.0
+"""How long the client waits, once the server's output ends, to learn its exit code."""
+SHUTDOWN_GRACE_S: Final = 2.0
+"""How long the client waits after each shutdown step before the next, harder one."""
+
+
+class StreamTransport:
+    """Newline-delimited JSON frames over an asyncio reader and writer."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter | Any,
+        max_frame: int = DEFAULT_MAX_FRAME,
+    ) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._max_frame = max_frame
+        self._closed = False
+
+    async def read(self) -> bytes | None:
+        """Return the next non-empty line without its newline; None once the peer closed."""
+        while True:
+            try:
+                line = await self._reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as exc:
+                tail = exc.partial.strip()
+                return tail or None
+            except asyncio.LimitOverrunError:
+                return await self._skip_oversize()
+            except (ConnectionError, OSError):
+                return None
+            line = line.strip()
+            if line:
+                return line
+
+    async def _skip_oversize(self) -> bytes:
+        """Drop the rest of an oversize line; return a frame the session refuses as too large."""
+        while True:
+            try:
+                await self._reader.readuntil(b"\n")
+                break
+            except asyncio.LimitOverrunError as exc:
+                await self._reader.readexactly(exc.consumed)
+            except asyncio.IncompleteReadError:
+                break
+        return b" " * (self._max_frame + 1)
+
+    async def write(self, frame: bytes, related: RelatedId = None) -> None:
+        """Write one frame and its newline, waiting while the pipe is full."""
+        if self._closed:
+            raise ConnectionClosed("the transport is closed")
+        try:
+            self._writer.write(frame + b"\n")
+            await self._writer.drain()
+        except (ConnectionError, OSError) as exc:
+            raise ConnectionClosed(f"the peer closed the pipe: {exc}") from None
+
+    async def close(self) -> None:
+        """Close the writing side (the peer sees end of input)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._writer.close()
+        with contextlib.suppress(ConnectionError, OSError):
+            await self._writer.wait_closed()
+
+
+class _PipeWriter(asyncio.streams.FlowControlMixin):
+    """Write-side protocol for stdout that, unlike the bare mixin, lets ``wait_closed`` work."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Wake whoever waits for the pipe to close."""
+        super().connection_lost(exc)
+        if not self._gone.done():
+            self._gone.set_result(None)
+
+    def _get_close_waiter(self, stream: asyncio.StreamWriter) -> asyncio.Future[None]:
+        return self._gone
+
+
+class _FileWriter:
+    """Stands in for a StreamWriter when stdout is a regular file (writes barely block)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def write(self, data: bytes) -> None:
+        """Write all of ``data``."""
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+
+    async def drain(self) -> None:
+        """Nothing to wait for."""
+
+    def close(self) -> None:
+        """Close the file descriptor."""
+        os.close(self._fd)
+
+    async def wait_closed(self) -> None:
+        """Nothing to wait for."""
+
+
+def _is_stream(fd: int) -> bool:
+    """Whether asyncio's pipe transports accept ``fd`` (a pipe, socket or character device)."""
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
+def _feed(fd: int, reader: asyncio.StreamReader, loop: asyncio.AbstractEventLoop) -> None:
+    """Read a regular file in a thread and hand its bytes to the event loop's reader."""
+    while chunk := os.read(fd, 1 << 16):
+        loop.call_soon_threadsafe(reader.feed_data, chunk)
+    loop.call_soon_threadsafe(reader.feed_eof)
+
+
+async def stdio_server(max_frame: int = DEFAULT_MAX_FRAME) -> StreamTransport:
+    """Return a transport over this process's stdin/stdout; stray prints go to stderr.
+
+    Pipes (the normal case) use asyncio's pipe transports; a regular file on either side
+    (a recorded session replayed, output captured to a file) is read in a thread instead.
+    """
+    loop = asyncio.get_running_loop()
+    in_fd, out_fd = sys.stdin.fileno(), os.dup(sys.stdout.fileno())
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
+    reader = asyncio.StreamReader(limit=max_frame + 1)
+    if _is_stream(in_fd):
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    else:
+        threading.Thread(target=_feed, args=(in_fd, reader, loop), daemon=True).start()
+    writer: Any
+    if _is_stream(out_fd):
+        out = os.fdopen(out_fd, "wb", buffering=0)
+        transport, protocol = await loop.connect_write_pipe(_PipeWriter, out)
+        writer = asyncio.StreamWriter(transport, protocol, reader, loop)
+    else:
+        writer = _FileWriter(out_fd)
+    return StreamTransport(reader, writer, max_frame)
+
+
+class SubprocessTransport(StreamTransport):
+    """The client's end of a server started as a subprocess."""
+
+    def __init__(self, process: asyncio.subprocess.Process, max_frame: int) -> None:
+        assert process.stdout is not None and process.stdin is not None
+        super().__init__(process.stdout, process.stdin, max_frame)
+        self.process = process
+
+    async def read(self) -> bytes | None:
+        """Return the next frame; at end of output, wait a moment to learn the exit code."""
+        frame = await super().read()
+        if frame is None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.process.wait(), EXIT_WAIT_S)
+        return frame
+
+    def exit_description(self) -> str:
+        """Say how the server process ended, for error messages."""
+        code = self.process.returncode
+        return "is still running" if code is None else f"exited with code {code}"
+
+    async def close(self) -> None:
+        """Shut the server down: close its stdin, wait, SIGTERM, wait, SIGKILL."""
+        await super().close()
+        proc = self.process
+        for step in (None, proc.terminate, proc.kill):
+            if proc.returncode is not None:
+                return
+            if step is not None:
+                try:
+                    step()
+                except ProcessLookupError:
+                    return
+            try:
+                await asyncio.wait_for(proc.wait(), SHUTDOWN_GRACE_S)
+            except TimeoutError:
+                continue
+
+
+async def spawn_server(
+    command: str,
+    args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    max_frame: int = DEFAULT_MAX_FRAME,
+) -> SubprocessTransport:
+    """Start an MCP server over stdio; its stderr is passed through to ours."""
+    try:
+        process = await asyncio.create_subprocess_exec(
+            command,
+            *args,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=None,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            limit=max_frame + 1,
+        )
+    except OSError as exc:
+        raise ConnectionClosed(f"cannot start MCP server {command!r}: {exc}") from None
+    return SubprocessTransport(process, max_frame)

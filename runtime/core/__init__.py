@@ -1,0 +1,1 @@
+"""The sans-I/O core: JSON-RPC session, lifecycle, wire shapes, errors; no sockets, no asyncio."""

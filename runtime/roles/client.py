@@ -1,0 +1,256 @@
+"""The client side: the base of generated ``Client`` classes.
+
+``connect`` runs the handshake: ``initialize`` with this revision's version and the
+capabilities that follow from the overridden handlers (sampling, roots, elicitation), a
+check of the version the server chose, then ``notifications/initialized``. Requests are
+refused locally when the server did not declare the capability they need.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+import msgspec
+
+from ..core.codec import convert
+from ..core.errors import METHOD_NOT_FOUND
+from ..core.events import Notification, Request
+from ..core.lifecycle import accept_version, as_json, gate
+from ..core.methods import MethodSpec
+from ..core.session import Session
+from ..transports.base import SessionExpired, Transport
+from .peer import MCPError, Peer, ProgressCallback
+from .server import Connection, RequestContext, implemented_capabilities, is_implemented
+
+DEFAULT_TIMEOUT_S = 60.0
+"""How long a request waits for its response unless the call or the client says otherwise."""
+
+
+class Default:
+    """The type of ``DEFAULT``: use the client's own timeout."""
+
+
+DEFAULT = Default()
+
+
+class ClientBase(Connection):
+    """Base of generated ``Client`` classes; override the handlers of what the server may ask."""
+
+    PROTOCOL_VERSION: ClassVar[str]
+    METHODS: ClassVar[Mapping[str, MethodSpec]]
+    SUPPORTS_BATCH: ClassVar[bool]
+    ROUTES: ClassVar[Mapping[str, str]]
+    """Method name -> name of its handler, for every request a server may send."""
+    roots_list_changed: ClassVar[bool] = False
+    """Whether to declare ``roots.listChanged`` (when ``list_roots`` is overridden)."""
+
+    def __init__(
+        self,
+        *,
+        name: str = "mcpgen-client",
+        version: str = "0.0.0",
+        timeout: float | None = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        super().__init__()
+        self.name = name
+        self.version = version
+        self.timeout = timeout
+        self.methods = self.METHODS
+        self.server_info: dict[str, Any] = {}
+        self.instructions: str | None = None
+        self.initialize_result: Any = None
+        self._reader: asyncio.Task[None] | None = None
+        self._generation = 0
+        self._renew_lock = asyncio.Lock()
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def capabilities(self) -> dict[str, Any]:
+        """Capabilities declared at initialize, following from the overridden handlers."""
+        caps = implemented_capabilities(self, self.ROUTES, self.METHODS)
+        if self.roots_list_changed and "roots" in caps:
+            caps["roots"]["listChanged"] = True
+        return caps
+
+    async def connect(
+        self, transport: Transport, describe_close: Callable[[], str] | None = None
+    ) -> Any:
+        """Run the handshake over ``transport``; return the server's initialize result."""
+        await connect_any(transport, [self], describe_close)
+        return self.initialize_result
+
+    async def _finish(self, result: Any) -> None:
+        """Record the server's initialize result and send ``notifications/initialized``."""
+        self.initialize_result = result
+        self.protocol_version = result.protocol_version
+        self.their_capabilities = as_json(result.capabilities)
+        self.server_info = as_json(result.server_info)
+        instructions = getattr(result, "instructions", msgspec.UNSET)
+        self.instructions = None if instructions is msgspec.UNSET else instructions
+        await self.peer.notify("notifications/initialized")
+
+    def _adopt(self, other: ClientBase, declared: dict[str, Any]) -> None:
+        """Take over the connection ``other`` opened (its handshake chose our revision)."""
+        self.peer = other.peer
+        self._reader = other._reader
+        other._reader = None
+        self.peer.session.methods = self.METHODS
+        self.peer.session.batch = self.SUPPORTS_BATCH
+        self.peer.retarget(self._on_request, self._on_notification)
+        self.our_capabilities = declared
+
+    async def connect_stdio(
+        self,
+        command: str,
+        args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> Any:
+        """Start an MCP server as a subprocess and connect to it over stdio."""
+        from ..transports.stdio import spawn_server
+
+        transport = await spawn_server(command, args, env, cwd)
+        return await self.connect(
+            transport, lambda: f"server process {transport.exit_description()}"
+        )
+
+    async def close(self) -> None:
+        """Close the connection (for stdio: the server's shutdown sequence)."""
+        if self._reader is None:
+            return
+        await self.peer.close()
+        self._reader.cancel()
+        await asyncio.gather(self._reader, return_exceptions=True)
+        self._reader = None
+
+    async def __aenter__(self) -> ClientBase:
+        """Use the client as an async context manager (``close`` on exit)."""
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        """Close the connection."""
+        await self.close()
+
+    # -- requests and notifications -----------------------------------------------------
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | Default | None = DEFAULT,
+        progress: ProgressCallback | None = None,
+        **_: Any,
+    ) -> Any:
+        """Send a request the server's capabilities allow; return its decoded result."""
+        self.check(method, sending=True)
+        wait = self.timeout if isinstance(timeout, Default) else timeout
+        generation = self._generation
+        try:
+            return await self.peer.request(method, params, timeout=wait, progress=progress)
+        except (SessionExpired, MCPError) as exc:
+            if isinstance(exc, MCPError) and not _session_expired(exc):
+                raise
+            # The server ended the session (HTTP 404): start a new one, then retry once.
+            await self._renew_session(generation)
+            return await self.peer.request(method, params, timeout=wait, progress=progress)
+
+    async def _renew_session(self, generation: int) -> None:
+        """Run the handshake again, once, however many requests found the session expired."""
+        async with self._renew_lock:
+            if generation != self._generation:
+                return
+            result = await self._initialize(self.our_capabilities)
+            accept_version(result.protocol_version, [self.PROTOCOL_VERSION])
+            await self._finish(result)
+            self._generation += 1
+
+    async def _initialize(self, capabilities: dict[str, Any]) -> Any:
+        """Send ``initialize`` with this client's version and ``capabilities``."""
+        self.our_capabilities = capabilities
+        params = {
+            "protocolVersion": self.PROTOCOL_VERSION,
+            "capabilities": self.our_capabilities,
+            "clientInfo": {"name": self.name, "version": self.version},
+        }
+        return await self.peer.request("initialize", params, timeout=self.timeout)
+
+    async def ping(self, timeout: float | Default | None = DEFAULT) -> None:
+        """Check that the server answers."""
+        await self.request("ping", timeout=timeout)
+
+    # -- what the server sends -----------------------------------------------------------
+
+    async def _on_request(self, request: Request) -> Any:
+        if request.method == "ping":
+            return {}
+        spec = self.METHODS[request.method]
+        attr = self.ROUTES.get(request.method)
+        why = gate(spec, ours=self.our_capabilities, theirs=self.their_capabilities, sending=False)
+        if why is not None or attr is None or not is_implemented(self, attr):
+            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method}")
+        handler: Callable[[Any, RequestContext], Awaitable[Any]] = getattr(self, attr)
+        return await handler(request.params, RequestContext(self, request))
+
+    async def _on_notification(self, notification: Notification) -> None:
+        await self.on_notification(notification.method, notification.params)
+
+    async def on_notification(self, method: str, params: Any) -> None:
+        """Receive a server notification (log messages, list changes, resource updates); no-op."""
+
+
+async def connect_any(
+    transport: Transport,
+    clients: Sequence[ClientBase],
+    describe_close: Callable[[], str] | None = None,
+) -> ClientBase:
+    """Negotiate among several revisions' clients; return the one the server's version chose.
+
+    The newest client proposes its version; if the server answers an older one that another
+    client speaks, that client takes over the connection. Otherwise ``UnsupportedVersion``.
+    """
+    if not clients:
+        raise ValueError("connect_any needs at least one client")
+    ordered = sorted(clients, key=lambda c: c.PROTOCOL_VERSION)
+    first, by_version = ordered[-1], {c.PROTOCOL_VERSION: c for c in ordered}
+    session = Session(first.METHODS, role="client", batch=first.SUPPORTS_BATCH)
+    first.peer = Peer(session, transport, first._on_request, first._on_notification, describe_close)
+    first._reader = asyncio.create_task(first.peer.run())
+    declared = _common_capabilities([c.capabilities() for c in ordered])
+    try:
+        result = await first._initialize(declared)
+        chosen = by_version[accept_version(result.protocol_version, by_version)]
+    except BaseException:
+        await first.close()
+        raise
+    if chosen is not first:
+        chosen._adopt(first, declared)
+        # The result was decoded with the newest revision's types; decode it with the chosen one's.
+        result = convert(msgspec.to_builtins(result), chosen.METHODS["initialize"].result)
+    await chosen._finish(result)
+    return chosen
+
+
+def _common_capabilities(every: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return the capabilities all of ``every`` declare (whichever client is chosen has them)."""
+    common: dict[str, Any] = {}
+    for name, value in every[0].items():
+        others = [caps.get(name) for caps in every[1:]]
+        if any(other is None for other in others):
+            continue
+        if isinstance(value, dict):
+            common[name] = {
+                k: v
+                for k, v in value.items()
+                if all(isinstance(o, dict) and k in o for o in others)
+            }
+        else:
+            common[name] = value
+    return common
+
+
+def _session_expired(error: MCPError) -> bool:
+    """Whether an error answer says the HTTP session expired (the transport marks it)."""
+    return isinstance(error.data, dict) and error.data.get("sessionExpired") is True

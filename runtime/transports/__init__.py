@@ -1,0 +1,1 @@
+"""Transports move messages between a peer and the world: stdio, in-memory and ``http/``."""

@@ -1,0 +1,277 @@
+"""What the HTTP client transports share: the aiohttp session, headers, the inbox, SSE reading.
+
+Imported only by users of HTTP (it needs aiohttp); the rest of the runtime never imports it.
+The ``aiohttp.ClientSession`` is made on first use, inside the running loop (aiohttp needs
+one), and kept for the transport's life (one connection pool); it is closed on ``close()``
+only if the transport made it. Our session ignores proxy settings from the environment
+(aiohttp's ``trust_env``); pass your own session to use them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Coroutine, Mapping
+from typing import Any, Final
+
+import aiohttp
+import msgspec
+
+from ...core.errors import INTERNAL_ERROR
+from ...core.events import RequestId
+from ...core.wire import ENCODER, ENVELOPE_DECODER, FRAME_DECODER, Envelope, is_id
+from ..base import ConnectionClosed
+from .sse import SSEParser
+
+DEFAULT_TIMEOUT_S: Final = 30.0
+"""Bound on connecting, and on each wait for the answer or body of a request not streamed."""
+JSON: Final = "application/json"
+EVENT_STREAM: Final = "text/event-stream"
+BODY_EXCERPT: Final = 500
+"""How many characters of an HTTP error body a synthesized JSON-RPC error carries."""
+END_GRACE_S: Final = 0.05
+"""How long a stream may take to end after its last awaited answer (to reuse its connection)."""
+NETWORK_ERRORS: Final = (aiohttp.ClientError, asyncio.TimeoutError)
+"""What aiohttp raises when the network, the server or a timeout fails a request or a body."""
+
+
+def media_type(response: aiohttp.ClientResponse) -> str:
+    """The response's media type, lower case, without parameters ("" if none)."""
+    value: str = response.headers.get("content-type", "")
+    return value.split(";")[0].strip().lower()
+
+
+def is_response(env: Envelope) -> bool:
+    """Whether a peeked message is a response (result or error) with a usable id."""
+    answer = env.result is not msgspec.UNSET or env.error is not msgspec.UNSET
+    return env.method is msgspec.UNSET and answer and is_id(env.id)
+
+
+def peek(frame: bytes) -> list[Envelope]:
+    """The messages of an outgoing frame (one, or a batch), undecoded beyond the envelope."""
+    try:
+        value = FRAME_DECODER.decode(frame)
+    except msgspec.DecodeError:
+        return []
+    if isinstance(value, Envelope):
+        return [value]
+    found = []
+    for raw in value:
+        with contextlib.suppress(msgspec.DecodeError):
+            found.append(ENVELOPE_DECODER.decode(raw))
+    return found
+
+
+def request_ids(messages: list[Envelope]) -> list[RequestId]:
+    """The ids of the requests among ``messages`` (what the server owes answers to)."""
+    return [
+        m.id for m in messages if isinstance(m.method, str) and is_id(m.id)  # type: ignore[misc]
+    ]
+
+
+class HTTPTransportBase:
+    """An aiohttp session, the request headers, the queue ``read()`` serves, background tasks."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        auth_token: str | None = None,
+        http_client: aiohttp.ClientSession | None = None,
+        timeout: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        self.url = url
+        self.timeout = timeout
+        self.headers: dict[str, str] = dict(headers or {})
+        """Sent on every HTTP request (with ``Authorization: Bearer`` when a token is given)."""
+        if auth_token is not None:
+            self.headers["Authorization"] = f"Bearer {auth_token}"
+        self._own_client = http_client is None
+        self.http_client = http_client
+        """The session requests go through (made on first use unless one was given)."""
+        self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._closed: ConnectionClosed | None = None
+        self._closing = False
+
+    # -- reading -------------------------------------------------------------------------
+
+    async def read(self) -> bytes | None:
+        """Return the next message the server sent; None once the connection is over."""
+        frame = await self._inbox.get()
+        if frame is None:
+            self._inbox.put_nowait(None)
+        return frame
+
+    def _deliver(self, data: bytes) -> set[RequestId]:
+        """Queue the messages of one body or event (a batch is split); return answered ids."""
+        answered: set[RequestId] = set()
+        try:
+            value = FRAME_DECODER.decode(data)
+        except msgspec.DecodeError:
+            self._inbox.put_nowait(data)  # the session reports what is wrong with it
+            return answered
+        items: list[tuple[Envelope | None, bytes]]
+        if isinstance(value, Envelope) or not value:
+            items = [(value, data)] if isinstance(value, Envelope) else [(None, data)]
+        else:
+            items = []
+            for raw in value:
+                try:
+                    items.append((ENVELOPE_DECODER.decode(raw), bytes(raw)))
+                except msgspec.DecodeError:
+                    items.append((None, bytes(raw)))
+        for env, frame in items:
+            if env is not None and is_response(env):
+                answered.add(env.id)  # type: ignore[arg-type]
+                self._on_response(env)
+            self._inbox.put_nowait(frame)
+        return answered
+
+    def _on_response(self, env: Envelope) -> None:
+        """Hook: a response to one of our requests is about to be read."""
+
+    async def _consume(
+        self, response: aiohttp.ClientResponse, parser: SSEParser, pending: set[RequestId] | None
+    ) -> int:
+        """Queue each ``message`` event of an SSE body; return how many arrived.
+
+        With ``pending``, answered ids are removed and reading stops once none is left.
+        A dropped connection just ends the body; the response is always closed.
+        """
+        count = 0
+        try:
+            async for chunk in response.content.iter_any():
+                for event in parser.feed(chunk):
+                    if event.event != "message" or not event.data.strip():
+                        continue  # priming events carry no data; other types are not MCP
+                    answered = self._deliver(event.data.encode())
+                    count += 1
+                    if pending is not None:
+                        pending -= answered
+                if pending is not None and not pending:
+                    await settle(response)
+                    break
+        except NETWORK_ERRORS:
+            pass
+        finally:
+            response.close()
+        return count
+
+    def _fail_requests(
+        self, ids: set[RequestId] | list[RequestId], code: int, message: str, data: Any = None
+    ) -> None:
+        """Answer our own requests with a JSON-RPC error, so their callers do not wait forever."""
+        error: dict[str, Any] = {"code": code, "message": message}
+        if data is not None:
+            error["data"] = data
+        for rid in ids:
+            self._inbox.put_nowait(ENCODER.encode({"jsonrpc": "2.0", "id": rid, "error": error}))
+
+    def _error_answers(self, ids: list[RequestId], status: int, reason: str, body: bytes) -> None:
+        """Answer requests refused with an HTTP error: the body's JSON-RPC error, or one made up."""
+        messages = peek(body) if media_type_is_json(body) else []
+        errors = [m for m in messages if m.error is not msgspec.UNSET]
+        if len(ids) == 1 and len(errors) == 1:
+            frame = {"jsonrpc": "2.0", "id": ids[0], "error": errors[0].error}
+            self._inbox.put_nowait(ENCODER.encode(frame))
+            return
+        data = {"httpStatus": status, "body": body.decode("utf-8", "replace")[:BODY_EXCERPT]}
+        self._fail_requests(ids, INTERNAL_ERROR, f"HTTP error {status} {reason}".strip(), data)
+
+    # -- sending -------------------------------------------------------------------------
+
+    async def _send(
+        self,
+        method: str,
+        url: str,
+        headers: Mapping[str, str],
+        content: bytes | None = None,
+        *,
+        stream: bool = False,
+    ) -> aiohttp.ClientResponse:
+        """Send one HTTP request and return once the headers are in (the body is not read).
+
+        ``stream``: the body may take forever (an SSE stream, a slow JSON answer), so no
+        read timeout. Redirects are not followed. Network failures raise ``ConnectionClosed``.
+        """
+        limit = self.timeout
+        timeout = aiohttp.ClientTimeout(
+            total=None, connect=limit, sock_connect=limit, sock_read=None if stream else limit
+        )
+        try:
+            return await self._client().request(
+                method, url, headers=headers, data=content, timeout=timeout, allow_redirects=False
+            )
+        except NETWORK_ERRORS as exc:
+            raise ConnectionClosed(f"HTTP {method} {url} failed: {exc!r}") from None
+
+    def _client(self) -> aiohttp.ClientSession:
+        """The session, made now (in the running loop) if none was given and none made yet."""
+        if self.http_client is None:
+            self.http_client = aiohttp.ClientSession()
+        return self.http_client
+
+    def _check_open(self) -> None:
+        if self._closed is not None:
+            raise self._closed
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run ``work`` in the background until it ends or the transport closes."""
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        """Forget a finished task; if it failed, end the connection rather than leave waiters."""
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self._fail(f"the HTTP transport failed: {task.exception()!r}")
+
+    def _fail(self, reason: str) -> None:
+        """End the connection: writes raise ``ConnectionClosed``, reads return None."""
+        if self._closed is None:
+            self._closed = ConnectionClosed(reason)
+            self._inbox.put_nowait(None)
+
+    async def _shutdown(self) -> None:
+        """Stop the background tasks, end reading, close the aiohttp session if it is ours."""
+        self._fail("the transport was closed")
+        current = asyncio.current_task()
+        tasks = [task for task in self._tasks if task is not current]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if self._own_client and self.http_client is not None:
+            await self.http_client.close()
+
+    def describe_close(self) -> str:
+        """Say how the connection ended, completing "the peer ..." in errors."""
+        reason = self._closed if self._closed is not None else "nothing yet"
+        return f"closed the HTTP connection ({reason})"
+
+
+def media_type_is_json(body: bytes) -> bool:
+    """Whether an error body looks like JSON (an object or an array)."""
+    return body.lstrip()[:1] in (b"{", b"[")
+
+
+async def read_body(response: aiohttp.ClientResponse) -> bytes:
+    """Read a whole (non-stream) body and close the response; b"" if the connection drops."""
+    try:
+        return await response.read()
+    except NETWORK_ERRORS:
+        return b""
+    finally:
+        # aiohttp gives a connection back to the pool once its body was read to the end:
+        # close() only cuts connections whose body we stop reading mid-way.
+        response.close()
+
+
+async def settle(response: aiohttp.ClientResponse) -> None:
+    """Give a stream whose answers all came ``END_GRACE_S`` to end, so its connection is kept."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(END_GRACE_S):
+            await response.content.wait_eof()

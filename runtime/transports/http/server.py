@@ -1,0 +1,552 @@
+"""MCP over HTTP, server side: an ASGI app for Streamable HTTP and the legacy HTTP+SSE transport.
+
+``McpHttpApp(servers)`` is a plain ASGI application: mount it in Starlette or FastAPI, or
+serve it with ``serve_http`` (uvicorn). The MCP endpoint (``/mcp``) takes POST (messages),
+GET (the server's own SSE stream, resumable with ``Last-Event-ID``) and DELETE (end the
+session); ``/sse`` and ``/messages`` are the 2024-11-05 transport. Host and Origin headers are
+checked against allow-lists (DNS rebinding), bodies are size-limited, and an optional
+``authenticate`` hook answers 401 with ``WWW-Authenticate``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import msgspec
+
+from ...core.frame_guard import DEFAULT_MAX_DEPTH
+from ...roles.server import ServerBase
+from .intake import BadBody, Body, read_body
+from .session import (
+    DEFAULT_STALL_TIMEOUT_S,
+    DEFAULT_STREAM_BYTES,
+    EventStore,
+    HttpSession,
+    MemoryEventStore,
+    Stream,
+)
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+Authenticate = Callable[[Mapping[str, str]], Awaitable[bool]]
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+DEFAULT_MAX_SESSIONS = 1000
+"""Live sessions (Streamable HTTP and legacy) one app keeps at most."""
+EVICT_IDLE_S = 60.0
+"""A full app ends its longest-idle session to make room if it was idle at least this long."""
+PRIMING_SINCE = "2025-11-25"
+"""The first revision whose clients get a priming event (an id, no data) on each POST stream."""
+
+
+@dataclass
+class HttpOptions:
+    """How the HTTP app behaves; the defaults suit a local server."""
+
+    path: str = "/mcp"
+    sse_path: str = "/sse"
+    messages_path: str = "/messages"
+    json_response: bool = False
+    """Answer POSTed requests with one JSON body instead of an SSE stream."""
+    stateless: bool = False
+    """No sessions: every POST stands alone (no GET stream, no server-to-client requests)."""
+    legacy_sse: bool = True
+    """Also offer the 2024-11-05 HTTP+SSE endpoints."""
+    allowed_hosts: tuple[str, ...] = LOCAL_HOSTS
+    """Host names accepted in the Host header (any port); ``*`` accepts all."""
+    allowed_origins: tuple[str, ...] = LOCAL_HOSTS
+    """Host names accepted in an Origin header (any scheme and port); ``*`` accepts all."""
+    max_body: int = 4 * 1024 * 1024
+    """Largest POST body accepted, in bytes (413 beyond)."""
+    max_depth: int = DEFAULT_MAX_DEPTH
+    """Deepest nesting of arrays and objects accepted in a body (128; deeper: 400, -32600)."""
+    authenticate: Authenticate | None = None
+    """Called with the request headers (lower-case names); False -> 401."""
+    resource_metadata: str | None = None
+    """The protected-resource metadata URL named in ``WWW-Authenticate`` on 401."""
+    event_store: EventStore = field(default_factory=MemoryEventStore)
+    """Events kept for ``Last-Event-ID``; the default keeps 4 MiB per session, 64 MiB in all."""
+    session_idle_timeout: float | None = 3600.0
+    """Seconds after which a session with no request and no open stream is ended (None: never)."""
+    max_sessions: int = DEFAULT_MAX_SESSIONS
+    """Live sessions kept at most (1000). When full, the session idle longest (at least 60 s)
+    is ended to make room; if none is, a new session is refused with 503 and Retry-After."""
+    max_stream_bytes: int = DEFAULT_STREAM_BYTES
+    """Bytes of events one SSE stream may hold unsent (4 MiB); then its producer waits."""
+    stream_stall_timeout: float = DEFAULT_STALL_TIMEOUT_S
+    """Seconds a producer waits for a client that reads nothing before its stream is cut (30)."""
+
+
+class _Reject(Exception):
+    """An HTTP error answer, with an optional JSON-RPC error body."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        headers: list[tuple[bytes, bytes]] | None = None,
+        code: int = -32600,
+        id_: str | int | None = None,
+    ):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers or []
+        self.code = code
+        self.id = id_
+
+
+def _error_body(message: str, code: int = -32600, id_: str | int | None = None) -> bytes:
+    body = {"jsonrpc": "2.0", "id": id_, "error": {"code": code, "message": message}}
+    return msgspec.json.encode(body)
+
+
+def _parse(body: bytes, max_depth: int) -> Body:
+    """Check a POSTed body; a bad one is refused with 400 and the JSON-RPC error it deserves."""
+    try:
+        return read_body(body, max_depth)
+    except BadBody as exc:
+        raise _Reject(400, exc.message, code=exc.code, id_=exc.id) from None
+
+
+def _host_name(value: str) -> str:
+    """Return the host name of a ``Host`` header or of an origin URL, without the port."""
+    netloc = urlsplit(value).netloc if "://" in value else value
+    if netloc.startswith("["):
+        return netloc[: netloc.index("]") + 1]
+    return netloc.rsplit(":", 1)[0] if ":" in netloc else netloc
+
+
+class McpHttpApp:
+    """The ASGI application serving MCP over HTTP for one or more protocol revisions."""
+
+    def __init__(self, servers: ServerBase | list[ServerBase], options: HttpOptions | None = None):
+        self.servers = servers if isinstance(servers, list) else [servers]
+        self.options = options or HttpOptions()
+        self.sessions: dict[str, HttpSession] = {}
+        self.versions = {s.PROTOCOL_VERSION for s in self.servers}
+        self._sweeper: asyncio.Task[None] | None = None
+        self._ending: set[asyncio.Task[None]] = set()
+
+    def _register(self, session: HttpSession) -> None:
+        """Keep a new session, and make sure idle ones get ended."""
+        self.sessions[session.id] = session
+        session.task.add_done_callback(lambda _: self._on_session_stopped(session))
+        timeout = self.options.session_idle_timeout
+        if timeout is not None and (self._sweeper is None or self._sweeper.done()):
+            self._sweeper = asyncio.create_task(self._sweep(timeout))
+
+    async def _sweep(self, timeout: float) -> None:
+        """End sessions idle for ``timeout`` seconds (clients that vanished without DELETE)."""
+        while self.sessions:
+            await asyncio.sleep(min(timeout / 2, 30.0))
+            for session in list(self.sessions.values()):
+                if session.idle_for() > timeout:
+                    self.sessions.pop(session.id, None)
+                    await session.end()
+
+    def _on_session_stopped(self, session: HttpSession) -> None:
+        """A session whose connection stopped is ended, so no POST waits on it (404 instead)."""
+        if self.sessions.get(session.id) is session:
+            del self.sessions[session.id]
+        if not session.ended:
+            task = asyncio.create_task(session.end())
+            self._ending.add(task)
+            task.add_done_callback(self._ending.discard)
+
+    async def _make_room(self) -> None:
+        """Before a new session: at ``max_sessions``, end the longest-idle one or refuse (503)."""
+        if len(self.sessions) < self.options.max_sessions:
+            return
+        oldest = max(self.sessions.values(), key=lambda s: s.idle_for(), default=None)
+        if oldest is None or oldest.idle_for() < EVICT_IDLE_S:
+            limit = self.options.max_sessions
+            message = f"Service Unavailable: {limit} sessions are live (the limit); retry later"
+            raise _Reject(503, message, [(b"retry-after", b"30")], code=-32000)
+        self.sessions.pop(oldest.id, None)
+        await oldest.end()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve one ASGI request (lifespan events are accepted and ignored)."""
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        try:
+            await self._guard(headers)
+            await self._route(scope, headers, receive, send)
+        except _Reject as exc:
+            await _respond(
+                send, exc.status, _error_body(exc.message, exc.code, exc.id), exc.headers
+            )
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                for session in list(self.sessions.values()):
+                    await session.end()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _guard(self, headers: dict[str, str]) -> None:
+        """Host/Origin validation against DNS rebinding, then the authentication hook."""
+        opts = self.options
+        host = _host_name(headers.get("host", ""))
+        if "*" not in opts.allowed_hosts and host not in opts.allowed_hosts:
+            raise _Reject(421, f"Host {host!r} is not allowed")
+        origin = headers.get("origin")
+        if (
+            origin is not None
+            and "*" not in opts.allowed_origins
+            and _host_name(origin) not in opts.allowed_origins
+        ):
+            raise _Reject(403, f"Origin {origin!r} is not allowed")
+        if opts.authenticate is not None and not await opts.authenticate(headers):
+            challenge = 'Bearer error="invalid_token"'
+            if opts.resource_metadata:
+                challenge += f', resource_metadata="{opts.resource_metadata}"'
+            raise _Reject(401, "Unauthorized", [(b"www-authenticate", challenge.encode())])
+
+    async def _route(
+        self, scope: Scope, headers: dict[str, str], receive: Receive, send: Send
+    ) -> None:
+        path, method, opts = scope["path"].rstrip("/") or "/", scope["method"], self.options
+        if path == opts.path.rstrip("/"):
+            if method == "POST":
+                await self._post(headers, receive, send)
+            elif method == "GET":
+                await self._get(headers, receive, send)
+            elif method == "DELETE":
+                await self._delete(headers, send)
+            else:
+                raise _Reject(405, f"Method {method} not allowed")
+        elif opts.legacy_sse and path == opts.sse_path.rstrip("/") and method == "GET":
+            await self._legacy_stream(receive, send)
+        elif opts.legacy_sse and path == opts.messages_path.rstrip("/") and method == "POST":
+            await self._legacy_post(scope, receive, send)
+        else:
+            raise _Reject(404, "Not found")
+
+    # -- Streamable HTTP ------------------------------------------------------------------
+
+    def _session(self, headers: dict[str, str]) -> HttpSession:
+        session_id = headers.get("mcp-session-id")
+        if session_id is None:
+            raise _Reject(400, "Bad Request: the Mcp-Session-Id header is required")
+        session = self.sessions.get(session_id)
+        if session is None or session.ended:
+            raise _Reject(404, "Session not found")
+        session.touch()
+        return session
+
+    def _check_version(self, headers: dict[str, str], session: HttpSession | None) -> None:
+        version = headers.get("mcp-protocol-version")
+        if version is None:
+            return
+        if version not in self.versions:
+            raise _Reject(400, f"Bad Request: unsupported MCP-Protocol-Version {version!r}")
+        negotiated = session.connection.protocol_version if session else ""
+        if negotiated and version != negotiated:
+            raise _Reject(400, f"Bad Request: MCP-Protocol-Version is not {negotiated!r}")
+
+    async def _post(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
+        accept = headers.get("accept", "")
+        needed = ["application/json"]
+        if not self.options.json_response:
+            needed.append("text/event-stream")
+        if not all(kind in accept or "*/*" in accept for kind in needed):
+            raise _Reject(406, f"Not Acceptable: Accept must list {' and '.join(needed)}")
+        if not headers.get("content-type", "").startswith("application/json"):
+            raise _Reject(415, "Unsupported Media Type: Content-Type must be application/json")
+        body = await _read_body(receive, self.options.max_body)
+        parsed = _parse(body, self.options.max_depth)
+        requests = parsed.request_ids
+        if self.options.stateless and not requests:
+            if parsed.batch and not self._batches(headers.get("mcp-protocol-version")):
+                raise _Reject(400, "Invalid Request: batches are not supported by this revision")
+            await _respond(send, 202, b"", content_type=None)  # nothing outlives a stateless POST
+            return
+        session = await self._session_for_post(headers, "initialize" in parsed.methods)
+        extra: list[tuple[bytes, bytes]] = []
+        if not self.options.stateless:
+            extra.append((b"mcp-session-id", session.id.encode()))
+        if parsed.batch and not session.connection.peer.session.batch:
+            message = "Invalid Request: batches are not supported by this revision"
+            raise _Reject(400, message, extra)
+        if not requests:
+            await session.feed(body)
+            for env in parsed.messages:
+                if env.method == "notifications/cancelled" and env.params:
+                    _drop_cancelled(session, msgspec.json.decode(env.params))
+            await _respond(send, 202, b"", extra, content_type=None)
+            return
+        stream = session.open_stream(requests)
+        await session.feed(body)
+        try:
+            if self.options.json_response:
+                frames = await _collect(stream)
+                payload = frames[0] if len(frames) == 1 else b"[" + b",".join(frames) + b"]"
+                await _respond(send, 200, payload, extra)
+            else:
+                prime = await self._priming(session, stream)
+                await _stream_sse(stream, receive, send, extra, prime)
+        finally:
+            if self.options.stateless:
+                await session.end()
+
+    def _batches(self, version: str | None) -> bool:
+        """Whether the revision ``version`` (None: the newest served) accepts batches."""
+        version = version or max(self.versions)
+        return any(version == s.PROTOCOL_VERSION and s.SUPPORTS_BATCH for s in self.servers)
+
+    async def _priming(self, session: HttpSession, stream: Stream) -> list[tuple[str, bytes]]:
+        """The priming event (an id, no data) a POST stream starts with, from 2025-11-25 on.
+
+        It gives the client an id to resume from should the stream drop before its first
+        message arrives whole.
+        """
+        if self.options.stateless or session.connection.protocol_version < PRIMING_SINCE:
+            return []
+        return [(await session.store.store(session.id, stream.id, b""), b"")]
+
+    def _new_session(self, legacy: bool = False) -> HttpSession:
+        opts = self.options
+        return HttpSession(
+            self.servers,
+            opts.event_store,
+            legacy=legacy,
+            json=opts.json_response,
+            max_stream_bytes=opts.max_stream_bytes,
+            stall_timeout=opts.stream_stall_timeout,
+        )
+
+    async def _session_for_post(self, headers: dict[str, str], initialize: bool) -> HttpSession:
+        if self.options.stateless:
+            self._check_version(headers, None)
+            session = self._new_session()
+            if not initialize:
+                version = headers.get("mcp-protocol-version") or max(self.versions)
+                session.connection.assume(version)
+            return session
+        if initialize:
+            if "mcp-session-id" in headers:
+                raise _Reject(400, "Bad Request: initialize must not carry an Mcp-Session-Id")
+            await self._make_room()
+            session = self._new_session()
+            self._register(session)
+            return session
+        session = self._session(headers)
+        self._check_version(headers, session)
+        return session
+
+    async def _get(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
+        if "text/event-stream" not in headers.get("accept", ""):
+            raise _Reject(406, "Not Acceptable: Accept must list text/event-stream")
+        if self.options.stateless:
+            raise _Reject(405, "This server offers no GET stream (stateless)")
+        session = self._session(headers)
+        self._check_version(headers, session)
+        extra = [(b"mcp-session-id", session.id.encode())]
+        last = headers.get("last-event-id")
+        if last is not None:
+            replay = await self.options.event_store.replay(session.id, last)
+            if replay is None:
+                raise _Reject(404, f"Unknown Last-Event-ID {last!r}")
+            live = session.streams.get(replay[0])
+            if live is not None and live.attached:
+                # The old reader may still take events it can no longer deliver: stop it
+                # first, then read the store again, so whatever it took is replayed here.
+                live.claim()
+                replay = await self.options.event_store.replay(session.id, last) or replay
+            await _stream_sse(live, receive, send, extra, replay[1])
+            return
+        stream = session.standalone
+        if stream.attached:
+            raise _Reject(409, "Conflict: the GET stream of this session is already open")
+        await _stream_sse(stream, receive, send, extra)
+
+    async def _delete(self, headers: dict[str, str], send: Send) -> None:
+        if self.options.stateless:
+            raise _Reject(405, "Stateless server: there is no session to delete")
+        session = self._session(headers)
+        self.sessions.pop(session.id, None)
+        await session.end()
+        await _respond(send, 200, b"", content_type=None)
+
+    # -- legacy HTTP+SSE (2024-11-05) -------------------------------------------------------
+
+    async def _legacy_stream(self, receive: Receive, send: Send) -> None:
+        await self._make_room()
+        session = self._new_session(legacy=True)
+        self._register(session)
+        endpoint = f"{self.options.messages_path}?session_id={session.id}"
+        try:
+            await _stream_sse(session.standalone, receive, send, [], endpoint=endpoint)
+        finally:
+            self.sessions.pop(session.id, None)
+            await session.end()
+
+    async def _legacy_post(self, scope: Scope, receive: Receive, send: Send) -> None:
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        session = self.sessions.get((query.get("session_id") or [""])[0])
+        if session is None or not session.legacy:
+            raise _Reject(404, "Session not found")
+        body = await _read_body(receive, self.options.max_body)
+        _parse(body, self.options.max_depth)
+        await session.feed(body)
+        await _respond(send, 202, b"Accepted", content_type=b"text/plain")
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
+def _drop_cancelled(session: HttpSession, params: Any) -> None:
+    """A cancelled request gets no response: stop its stream waiting for one."""
+    request_id = params.get("requestId") if isinstance(params, dict) else None
+    stream = session.by_request.pop(request_id, None) if request_id is not None else None
+    if stream is not None:
+        stream.waiting_for.discard(request_id)
+        if not stream.waiting_for:
+            stream.close()
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise _Reject(400, "the client went away")
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise _Reject(413, f"Payload Too Large: the limit is {limit} bytes")
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+async def _respond(
+    send: Send,
+    status: int,
+    body: bytes,
+    headers: list[tuple[bytes, bytes]] | None = None,
+    content_type: bytes | None = b"application/json",
+) -> None:
+    out = list(headers or [])
+    if content_type is not None and body:
+        out.append((b"content-type", content_type))
+    out.append((b"content-length", str(len(body)).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": out})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _collect(stream: Stream) -> list[bytes]:
+    """Wait for a POST stream's responses (JSON mode sends a handler's other messages on GET)."""
+    frames: list[bytes] = []
+    while (item := await stream.get()) is not None:
+        frames.append(item[1])
+    return frames
+
+
+async def _stream_sse(
+    stream: Stream | None,
+    receive: Receive,
+    send: Send,
+    headers: list[tuple[bytes, bytes]],
+    replay: list[tuple[str, bytes]] | None = None,
+    endpoint: str | None = None,
+) -> None:
+    """Send a stream's events as SSE until it ends or the client disconnects."""
+    out = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"), *headers]
+    await send({"type": "http.response.start", "status": 200, "headers": out})
+    if endpoint is not None:
+        first = f"event: endpoint\ndata: {endpoint}\n\n".encode()
+        await send({"type": "http.response.body", "body": first, "more_body": True})
+    # Replayed events may also still wait in the live stream's queue: send each id once.
+    sent: set[str] = set()
+    for event_id, data in replay or []:
+        sent.add(event_id)
+        await send(
+            {"type": "http.response.body", "body": _event(event_id, data), "more_body": True}
+        )
+    if stream is not None and not stream.done:
+        await _relay(stream, receive, send, sent)
+    with contextlib.suppress(Exception):
+        await send({"type": "http.response.body", "body": b""})
+
+
+async def _relay(stream: Stream, receive: Receive, send: Send, sent: set[str]) -> None:
+    """Send a live stream's events until it ends, the client goes, or another reader takes over."""
+    preempted = stream.claim()
+    gone = asyncio.create_task(_wait_disconnect(receive))
+    replaced = asyncio.create_task(preempted.wait())
+    try:
+        while True:
+            getter = asyncio.create_task(stream.get())
+            finished, _ = await asyncio.wait(
+                {getter, gone, replaced}, return_when=asyncio.FIRST_COMPLETED
+            )
+            if getter not in finished or replaced in finished:
+                getter.cancel()  # an event taken now is in the store: a resumption replays it
+                break
+            item = getter.result()
+            if item is None:
+                break
+            if item[0] in sent:
+                continue
+            await send({"type": "http.response.body", "body": _event(*item), "more_body": True})
+    finally:
+        stream.release(preempted)
+        gone.cancel()
+        replaced.cancel()
+
+
+def _event(event_id: str, data: bytes) -> bytes:
+    if not data:  # a priming event: an id to resume from, nothing to dispatch
+        return b"id: " + event_id.encode() + b"\ndata:\n\n"
+    return b"event: message\nid: " + event_id.encode() + b"\ndata: " + data + b"\n\n"
+
+
+async def _wait_disconnect(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def serve_http(
+    servers: ServerBase | list[ServerBase],
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    options: HttpOptions | None = None,
+) -> None:
+    """Serve MCP over HTTP with uvicorn until cancelled (binds to 127.0.0.1 by default)."""
+    # Imported by name: uvicorn is needed only by those who serve with it.
+    uvicorn: Any = importlib.import_module("uvicorn")
+    app = McpHttpApp(servers, options)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    await uvicorn.Server(config).serve()
+
+
+def run_http(
+    servers: ServerBase | list[ServerBase],
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    options: HttpOptions | None = None,
+) -> None:
+    """Serve MCP over HTTP with uvicorn until interrupted (blocking; uvloop when installed)."""
+    uvicorn: Any = importlib.import_module("uvicorn")
+    app = McpHttpApp(servers, options)
+    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on", loop="auto")
