@@ -42,6 +42,20 @@ class SSEParser:
         self.retry: int | None = None
         """The reconnection time in milliseconds set by the last valid ``retry`` field."""
 
+    def reconnected(self) -> None:
+        """Start reading a new connection of the same stream (a resumption).
+
+        What the previous connection left half-read (a partial line, an event without its
+        blank line, a partial UTF-8 sequence) is discarded, as the spec says for the end of a
+        stream; the last event id and the retry time are kept.
+        """
+        self._decoder.reset()
+        self._partial = ""
+        self._skip_lf = False
+        self._started = False
+        self._data, self._event = [], ""
+        self._id_buffer = self.last_event_id
+
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         """Parse the next bytes; return the events they complete, in order."""
         text = self._decoder.decode(chunk)

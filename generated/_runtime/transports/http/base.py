@@ -18,9 +18,9 @@ from typing import Any, Final
 import aiohttp
 import msgspec
 
-from ...core.errors import INTERNAL_ERROR
+from ...core.errors import INTERNAL_ERROR, ErrorObject
 from ...core.events import RequestId
-from ...core.wire import ENCODER, ENVELOPE_DECODER, FRAME_DECODER, Envelope, is_id
+from ...core.wire import ENCODER, ENVELOPE_DECODER, ERROR_DECODER, FRAME_DECODER, Envelope, is_id
 from ..base import ConnectionClosed
 from .sse import SSEParser
 
@@ -142,6 +142,7 @@ class HTTPTransportBase:
         A dropped connection just ends the body; the response is always closed.
         """
         count = 0
+        parser.reconnected()  # nothing half-read on an earlier connection carries over
         try:
             async for chunk in response.content.iter_any():
                 for event in parser.feed(chunk):
@@ -170,15 +171,29 @@ class HTTPTransportBase:
         for rid in ids:
             self._inbox.put_nowait(ENCODER.encode({"jsonrpc": "2.0", "id": rid, "error": error}))
 
-    def _error_answers(self, ids: list[RequestId], status: int, reason: str, body: bytes) -> None:
-        """Answer requests refused with an HTTP error: the body's JSON-RPC error, or one made up."""
-        messages = peek(body) if media_type_is_json(body) else []
-        errors = [m for m in messages if m.error is not msgspec.UNSET]
-        if len(ids) == 1 and len(errors) == 1:
-            frame = {"jsonrpc": "2.0", "id": ids[0], "error": errors[0].error}
+    def _error_answers(
+        self,
+        ids: list[RequestId],
+        status: int,
+        reason: str,
+        body: bytes,
+        challenge: str | None = None,
+    ) -> None:
+        """Answer requests refused with an HTTP error status, never reading the body as a message.
+
+        A body that is exactly one valid JSON-RPC error response (our server's 400s) gives
+        its error to a lone request; anything else (an OAuth error body, HTML, text) becomes
+        an error naming the HTTP status, with ``WWW-Authenticate`` and the start of the body.
+        """
+        error = json_rpc_error(body) if len(ids) == 1 else None
+        if error is not None:
+            frame = {"jsonrpc": "2.0", "id": ids[0], "error": error}
             self._inbox.put_nowait(ENCODER.encode(frame))
             return
-        data = {"httpStatus": status, "body": body.decode("utf-8", "replace")[:BODY_EXCERPT]}
+        data: dict[str, Any] = {"httpStatus": status}
+        if challenge is not None:
+            data["wwwAuthenticate"] = challenge
+        data["body"] = body.decode("utf-8", "replace")[:BODY_EXCERPT]
         self._fail_requests(ids, INTERNAL_ERROR, f"HTTP error {status} {reason}".strip(), data)
 
     # -- sending -------------------------------------------------------------------------
@@ -252,6 +267,26 @@ class HTTPTransportBase:
         """Say how the connection ended, completing "the peer ..." in errors."""
         reason = self._closed if self._closed is not None else "nothing yet"
         return f"closed the HTTP connection ({reason})"
+
+
+def json_rpc_error(body: bytes) -> ErrorObject | None:
+    """The error of a body that is one valid JSON-RPC 2.0 error response, else None."""
+    if not media_type_is_json(body):
+        return None
+    messages = peek(body)
+    if (
+        len(messages) != 1
+        or messages[0].jsonrpc != "2.0"
+        or messages[0].method is not msgspec.UNSET
+    ):
+        return None
+    raw = messages[0].error
+    if isinstance(raw, msgspec.UnsetType):
+        return None
+    try:
+        return ERROR_DECODER.decode(raw)
+    except msgspec.DecodeError:
+        return None
 
 
 def media_type_is_json(body: bytes) -> bool:

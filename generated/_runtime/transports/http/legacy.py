@@ -126,7 +126,9 @@ class LegacySSETransport(HTTPTransportBase):
             raise ConnectionClosed(f"POST {self.endpoint} answered HTTP {status}")
         ids = request_ids(peek(frame))
         if ids:
-            self._error_answers(ids, status, response.reason or "", body)
+            self._error_answers(
+                ids, status, response.reason or "", body, response.headers.get("www-authenticate")
+            )
 
     async def close(self) -> None:
         """Close the stream (which ends the server's session) and our aiohttp session."""
