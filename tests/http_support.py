@@ -208,6 +208,7 @@ async def serve(
     app = McpHttpApp(servers, options)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # uvicorn leaves Nagle on
     sock.bind(("127.0.0.1", 0))
     config = uvicorn.Config(
         app, log_config=None, log_level="warning", lifespan="on", timeout_graceful_shutdown=1
