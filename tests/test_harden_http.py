@@ -13,6 +13,7 @@ from generated._runtime.transports.http import server as http_server
 from generated._runtime.transports.http.server import HttpOptions
 from generated._runtime.transports.http.session import MemoryEventStore
 
+from .harden_support import unread_post
 from .http_support import (
     ACCEPT_BOTH,
     JSON_CT,
@@ -173,21 +174,6 @@ async def test_event_store_is_bounded_in_bytes() -> None:
     await store.forget("s")
     await store.forget("a")
     assert store.total_bytes == 2 * len(big)  # b and c
-
-
-async def unread_post(url: str, session_id: str, body: bytes) -> asyncio.StreamWriter:
-    """POST ``body`` on a raw socket and never read the answer (a client that stalls)."""
-    host, port = url.removeprefix("http://").split(":")
-    reader, writer = await asyncio.open_connection(host, int(port))
-    head = (
-        f"POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\n"
-        f"accept: application/json, text/event-stream\r\nmcp-session-id: {session_id}\r\n"
-        f"mcp-protocol-version: 2025-06-18\r\ncontent-length: {len(body)}\r\n\r\n"
-    )
-    writer.write(head.encode() + body)
-    await writer.drain()
-    del reader
-    return writer
 
 
 @bounded
