@@ -35,10 +35,24 @@ async def run_tool(name: str, args: dict[str, Any], ctx: Any) -> str:
     return json.dumps(args)
 
 
+def tool_list(types: Any) -> Any:
+    """The tools, listed (the official SDK client lists them before calling one)."""
+    plain: dict[str, Any] = {"type": "object"}
+    tools = [types.Tool(name=name, input_schema=plain) for name in ("blast", "big", "echo")]
+    return types.ListToolsResult(tools=tools)
+
+
 class Server0618(v0618.Server):
     """The tools, for 2025-06-18 clients."""
 
     name = "harden"
+
+    async def list_tools(
+        self, params: v0618.types.ListToolsRequestParams | None, ctx: v0618.ServerContext
+    ) -> v0618.types.ListToolsResult:
+        """List the tools."""
+        result: v0618.types.ListToolsResult = tool_list(v0618.types)
+        return result
 
     async def call_tool(
         self, params: v0618.types.CallToolRequestParams, ctx: v0618.ServerContext
@@ -53,6 +67,13 @@ class Server1125(v1125.Server):
     """The tools, for 2025-11-25 clients."""
 
     name = "harden"
+
+    async def list_tools(
+        self, params: v1125.types.ListToolsRequestParams | None, ctx: v1125.ServerContext
+    ) -> v1125.types.ListToolsResult:
+        """List the tools."""
+        result: v1125.types.ListToolsResult = tool_list(v1125.types)
+        return result
 
     async def call_tool(
         self, params: v1125.types.CallToolRequestParams, ctx: v1125.ServerContext
@@ -73,6 +94,8 @@ def options(argv: list[str]) -> HttpOptions:
         opts.stream_stall_timeout = float(given["stall"])
     if "sessions" in given:
         opts.max_sessions = int(given["sessions"])
+    if "retry_ms" in given:
+        opts.sse_retry_ms = int(given["retry_ms"])
     if "store_bytes" in given:
         opts.event_store = MemoryEventStore(max_session_bytes=int(given["store_bytes"]))
     return opts

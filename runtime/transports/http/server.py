@@ -80,6 +80,8 @@ class HttpOptions:
     is ended to make room; if none is, a new session is refused with 503 and Retry-After."""
     max_stream_bytes: int = DEFAULT_STREAM_BYTES
     """Bytes of events one SSE stream may hold unsent (4 MiB); then its producer waits."""
+    sse_retry_ms: int | None = None
+    """The reconnection delay sent (SSE ``retry``) in priming events; None: clients choose."""
     stream_stall_timeout: float = DEFAULT_STALL_TIMEOUT_S
     """Seconds a producer waits for a client that reads nothing before its stream is cut (30)."""
 
@@ -301,7 +303,7 @@ class McpHttpApp:
                 await _respond(send, 200, payload, extra)
             else:
                 prime = await self._priming(session, stream)
-                await _stream_sse(stream, receive, send, extra, prime)
+                await _stream_sse(stream, receive, send, extra, first=prime)
         finally:
             if self.options.stateless:
                 await session.end()
@@ -311,15 +313,17 @@ class McpHttpApp:
         version = version or max(self.versions)
         return any(version == s.PROTOCOL_VERSION and s.SUPPORTS_BATCH for s in self.servers)
 
-    async def _priming(self, session: HttpSession, stream: Stream) -> list[tuple[str, bytes]]:
+    async def _priming(self, session: HttpSession, stream: Stream) -> bytes:
         """The priming event (an id, no data) a POST stream starts with, from 2025-11-25 on.
 
         It gives the client an id to resume from should the stream drop before its first
-        message arrives whole.
+        message arrives whole (and the reconnection delay, if ``sse_retry_ms`` is set).
         """
         if self.options.stateless or session.connection.protocol_version < PRIMING_SINCE:
-            return []
-        return [(await session.store.store(session.id, stream.id, b""), b"")]
+            return b""
+        event_id = await session.store.store(session.id, stream.id, b"")
+        retry = self.options.sse_retry_ms
+        return (f"retry: {retry}\n" if retry is not None else "").encode() + _event(event_id, b"")
 
     def _new_session(self, legacy: bool = False) -> HttpSession:
         opts = self.options
@@ -393,7 +397,8 @@ class McpHttpApp:
         self._register(session)
         endpoint = f"{self.options.messages_path}?session_id={session.id}"
         try:
-            await _stream_sse(session.standalone, receive, send, [], endpoint=endpoint)
+            first = f"event: endpoint\ndata: {endpoint}\n\n".encode()
+            await _stream_sse(session.standalone, receive, send, [], first=first)
         finally:
             self.sessions.pop(session.id, None)
             await session.end()
@@ -468,13 +473,13 @@ async def _stream_sse(
     send: Send,
     headers: list[tuple[bytes, bytes]],
     replay: list[tuple[str, bytes]] | None = None,
-    endpoint: str | None = None,
+    first: bytes = b"",
 ) -> None:
-    """Send a stream's events as SSE until it ends or the client disconnects."""
+    """Send ``first`` (an endpoint or priming event), then a stream's events as SSE until it
+    ends or the client disconnects."""
     out = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"), *headers]
     await send({"type": "http.response.start", "status": 200, "headers": out})
-    if endpoint is not None:
-        first = f"event: endpoint\ndata: {endpoint}\n\n".encode()
+    if first:
         await send({"type": "http.response.body", "body": first, "more_body": True})
     # Replayed events may also still wait in the live stream's queue: send each id once.
     sent: set[str] = set()
