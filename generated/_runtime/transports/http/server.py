@@ -7,6 +7,11 @@ GET (the server's own SSE stream, resumable with ``Last-Event-ID``) and DELETE (
 session); ``/sse`` and ``/messages`` are the 2024-11-05 transport. Host and Origin headers are
 checked against allow-lists (DNS rebinding), bodies are size-limited, and an optional
 ``authenticate`` hook answers 401 with ``WWW-Authenticate``.
+
+A body is checked whole (UTF-8, nesting, JSON-RPC shape: ``intake.py``) before any session
+sees it: a bad one gets 400 with a JSON-RPC error and never ends the session. Memory is
+bounded in bytes per stream and in the event store, and live sessions are capped; the
+defaults are on ``HttpOptions``.
 """
 
 from __future__ import annotations

@@ -7,6 +7,12 @@ stream: a response to the stream of the POST that carried its request; a handler
 log messages and requests to that handler's request's stream; anything else to the GET
 stream (kept in the event store until one is open). Each event gets an id unique within the
 session, which is what ``Last-Event-ID`` resumes from.
+
+Bounds (bytes, not counts): a stream queues at most ``DEFAULT_STREAM_BYTES`` unsent (a slow
+reader slows its producer; one that reads nothing for ``DEFAULT_STALL_TIMEOUT_S`` is cut);
+``MemoryEventStore`` keeps ``DEFAULT_SESSION_EVENT_BYTES`` per session and
+``DEFAULT_TOTAL_EVENT_BYTES`` in all. A response whose request's stream is gone is dropped:
+the GET stream never carries responses.
 """
 
 from __future__ import annotations
