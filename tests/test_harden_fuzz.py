@@ -183,7 +183,7 @@ def http_status_fits(response: httpx.Response, answers: list[Any]) -> bool:
 
 async def test_http_app_answers_hostile_bodies_and_keeps_serving() -> None:
     """Hostile bodies POSTed into one session: 4xx + right code, or the right answer; pings pass."""
-    async with live_app() as live:
+    async with live_app(nodelay=True) as live:
         await live.raw.start()
         headers = {**ACCEPT_BOTH, **JSON_CT, "mcp-session-id": live.raw.session_id or ""}
         loop = asyncio.get_running_loop()
