@@ -13,13 +13,15 @@ from __future__ import annotations
 import re
 from array import array
 from itertools import accumulate
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 from msgspec import UNSET
 
 from .errors import INVALID_REQUEST, PARSE_ERROR, RemoteProtocolError
-from .wire import Envelope, as_id
+
+if TYPE_CHECKING:  # wire imports this module: no import of it at run time
+    from .wire import Envelope
 
 DEFAULT_MAX_DEPTH: Final = 128
 """Deepest nesting of arrays and objects accepted in a frame (the frame itself is level 1)."""
@@ -79,6 +81,10 @@ def frame_problem(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> RemotePro
     return None
 
 
+def _usable_id(value: Any) -> bool:
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
 def shape_problem(env: Envelope) -> str | None:
     """What makes one decoded message invalid JSON-RPC 2.0, or None (the session's rules)."""
     if env.jsonrpc != "2.0":
@@ -87,12 +93,12 @@ def shape_problem(env: Envelope) -> str | None:
     if isinstance(env.method, str):
         if answer:
             return "a request must not carry result or error"
-        if env.id is not UNSET and as_id(env.id) is None:
+        if env.id is not UNSET and not _usable_id(env.id):
             return "a request id must be a string or an integer"
         return None
     if env.result is not UNSET and env.error is not UNSET:
         return "a response must not carry both result and error"
-    if env.result is not UNSET and as_id(env.id) is None:
+    if env.result is not UNSET and not _usable_id(env.id):
         return "a response needs the id of its request"
     if not answer:
         return "a message needs a method, a result or an error"
