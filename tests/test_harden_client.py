@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from generated._runtime.roles.peer import MCPError
-from generated._runtime.transports.http.sse import SSEParser
+from generated._runtime.transports.http.sse import EventTooLarge, SSEParser
 from tests.http_support import bounded
 from tests.test_http_client_fake import (
     SSE,
@@ -104,3 +104,17 @@ async def test_http_error_status_is_reported_not_parsed(status: int, reply: Repl
         assert data["wwwAuthenticate"] == CHALLENGE
         assert "invalid_token" in data["body"]
     await client.close()
+
+
+def test_parser_bounds_one_event() -> None:
+    """A server cannot make the client buffer an endless event or line."""
+    parser = SSEParser(max_event_chars=100)
+    parser.feed(b"data: " + b"x" * 60 + b"\n")
+    with pytest.raises(EventTooLarge):
+        parser.feed(b"data: " + b"x" * 60 + b"\n")
+    parser.reconnected()
+    with pytest.raises(EventTooLarge):
+        parser.feed(b"data: " + b"y" * 200)
+    parser.reconnected()
+    (event,) = parser.feed(b"data: ok\n\n")
+    assert event.data == "ok"

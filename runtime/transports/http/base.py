@@ -21,7 +21,7 @@ from ...core.errors import INTERNAL_ERROR, ErrorObject
 from ...core.events import RequestId
 from ...core.wire import ENCODER, ENVELOPE_DECODER, ERROR_DECODER, FRAME_DECODER, Envelope, is_id
 from ..base import ConnectionClosed
-from .sse import SSEParser
+from .sse import EventTooLarge, SSEParser
 
 DEFAULT_TIMEOUT_S: Final = 30.0
 """Bound on connecting, and on each wait for the answer or body of a request not streamed."""
@@ -155,6 +155,8 @@ class HTTPTransportBase:
                     await settle(response)
                     break
         except NETWORK_ERRORS:
+            pass
+        except EventTooLarge:  # as if the connection dropped: what it sent is not kept
             pass
         finally:
             response.close()
