@@ -140,12 +140,15 @@ async def http_run(count: int, seed: int) -> Figures:
                 figures.hangs += not exited
                 figures.note(frame, f"{'crash' if exited else 'hang'}: {exc!r}")
                 return
-            answers = http_answers(response)
-            problem = check_answer(expect(frame), answers)
-            if problem is None and not http_status_fits(response, answers):
-                problem = f"status {response.status_code} for {answers}"
-            if http_answers(pong) != [{"jsonrpc": "2.0", "id": rid, "result": {}}]:
-                problem = f"no pong: {pong.status_code} {pong.text[:200]}"
+            try:
+                answers = http_answers(response)
+                problem = check_answer(expect(frame), answers)
+                if problem is None and not http_status_fits(response, answers):
+                    problem = f"status {response.status_code} for {answers}"
+                if http_answers(pong) != [{"jsonrpc": "2.0", "id": rid, "result": {}}]:
+                    problem = f"no pong: {pong.status_code} {pong.text[:200]}"
+            except ValueError as exc:  # an answer that is not JSON
+                problem = f"unreadable answer {response.text[:200]!r}: {exc}"
             if problem is not None:
                 figures.wrong += 1
                 figures.note(frame, problem)
@@ -176,6 +179,8 @@ def main() -> None:
         start = time.perf_counter()
         figures = run()
         results.append((name, figures, time.perf_counter() - start))
+        print(figures.line(name, time.perf_counter() - start), flush=True)
+    print("summary")
     for name, figures, seconds in results:
         print(figures.line(name, seconds))
         for problem in figures.problems:

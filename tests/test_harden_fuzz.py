@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -163,10 +164,9 @@ def http_answers(response: httpx.Response) -> list[Any]:
     if response.status_code == 202:
         return []
     if response.headers.get("content-type", "").startswith("text/event-stream"):
+        lines = re.split(r"\r\n|\r|\n", response.text)  # SSE line ends only, not U+0085 etc.
         return [
-            json.loads(line[5:])
-            for line in response.text.splitlines()
-            if line.startswith("data:") and line[5:].strip()
+            json.loads(line[5:]) for line in lines if line.startswith("data:") and line[5:].strip()
         ]
     return [response.json()]
 
