@@ -36,14 +36,18 @@ generate: install
 test: install node-tools
 	$(PY) -m pytest
 
-check: install
+check: install node-tools
 	$(VENV)/bin/ruff check codegen runtime tests bench examples generated
 	$(VENV)/bin/mypy codegen runtime
 	$(VENV)/bin/mypy generated
+	$(NODE_BIN)/pyright
 
 bench: install
 	$(PY) bench/bench_codegen.py
+	$(PY) bench/bench_decode.py
 	$(PY) bench/bench_stdio.py
+	$(PY) bench/bench_http_server.py
+	$(PY) bench/bench_http.py
 
 demo: install generate
 	$(PY) examples/demo_client.py

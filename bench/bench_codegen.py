@@ -24,6 +24,7 @@ if not os.environ.get("MCPGEN_SCHEMA_DIR") and (ROOT.parent / "shared" / "schema
 
 import msgspec  # noqa: E402
 
+from bench.corpus import tools  # noqa: E402
 from generated._runtime.core.codec import decoder  # noqa: E402
 from generated.v2025_11_25.methods import METHODS  # noqa: E402
 
@@ -59,21 +60,7 @@ def fresh_import(statement: str, runs: int = 7) -> float:
 
 def tools_list_payload(n: int = 50) -> bytes:
     """A realistic tools/list result: n tools with input schemas and annotations."""
-    tools = [
-        {
-            "name": f"tool_{i}",
-            "title": f"Tool {i}",
-            "description": "Looks things up in a catalogue and returns matching entries.",
-            "inputSchema": {
-                "type": "object",
-                "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
-                "required": ["query"],
-            },
-            "annotations": {"readOnlyHint": True, "openWorldHint": False},
-        }
-        for i in range(n)
-    ]
-    return json.dumps({"tools": tools, "nextCursor": "abc"}).encode()
+    return json.dumps({"tools": tools(n), "nextCursor": "abc"}).encode()
 
 
 CALL = json.dumps(

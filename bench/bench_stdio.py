@@ -15,10 +15,12 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.cpu import ServerCPU  # noqa: E402
 from generated._runtime.transports.stdio import spawn_server  # noqa: E402
 from generated.v2025_06_18 import Client  # noqa: E402
 
@@ -26,22 +28,34 @@ PEERS = Path(__file__).resolve().parent / "peers"
 CALLS = 2000
 CONCURRENCY = 16
 COLD_RUNS = 5
+ROUNDS = 3
 
 
-async def timed(calls: int, concurrency: int, call: Callable[[int], Awaitable[object]]) -> float:
-    """Return calls per second for ``calls`` calls with ``concurrency`` in flight."""
+class Rate(NamedTuple):
+    """Calls per second, and the server process's CPU time per call (microseconds)."""
+
+    per_s: float
+    server_us: float
+
+
+async def timed(calls: int, concurrency: int, call: Callable[[int], Awaitable[object]]) -> Rate:
+    """Time ``calls`` calls with ``concurrency`` in flight."""
     queue = iter(range(calls))
 
     async def worker() -> None:
         for i in queue:
             await call(i)
 
+    cpu = ServerCPU()
+    cpu.start()
     start = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
-    return calls / (time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    cpu.stop()
+    return Rate(calls / elapsed, cpu.spent_ns / 1000 / calls)
 
 
-async def bench_ours(concurrency: int) -> float:
+async def bench_ours(concurrency: int) -> Rate:
     """Our client against our server."""
     client = Client(name="bench")
     await client.connect_stdio(sys.executable, [str(PEERS / "ours_server.py")])
@@ -54,7 +68,7 @@ async def bench_ours(concurrency: int) -> float:
         await client.close()
 
 
-async def bench_sdk(concurrency: int) -> float:
+async def bench_sdk(concurrency: int) -> Rate:
     """The official SDK's client against its low-level server."""
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -68,7 +82,7 @@ async def bench_sdk(concurrency: int) -> float:
         )
 
 
-async def bench_raw(concurrency: int) -> float:
+async def bench_raw(concurrency: int) -> Rate:
     """The floor: newline JSON to an asyncio echo process, correlated by id."""
     transport = await spawn_server(sys.executable, [str(PEERS / "raw_echo.py")])
     waiting: dict[int, asyncio.Future[bytes]] = {}
@@ -117,14 +131,27 @@ async def cold_sdk() -> float:
 async def main() -> None:
     """Run everything and print rates and ratios."""
     for concurrency in (1, CONCURRENCY):
-        ours = await bench_ours(concurrency)
-        sdk = await bench_sdk(concurrency)
-        raw = await bench_raw(concurrency)
+        # Rounds side by side, medians: other processes share the cores.
+        rounds = [
+            (
+                await bench_ours(concurrency),
+                await bench_sdk(concurrency),
+                await bench_raw(concurrency),
+            )
+            for _ in range(ROUNDS)
+        ]
+        ours, sdk, raw = (
+            Rate(*(statistics.median(r[i][k] for r in rounds) for k in range(2))) for i in range(3)
+        )
         label = "sequential" if concurrency == 1 else f"{concurrency} in flight"
         print(
-            f"stdio tools/call, {label}: ours {ours:,.0f}/s, SDK {sdk:,.0f}/s, "
-            f"raw floor {raw:,.0f}/s; "
-            f"ours/SDK = {ours / sdk:.1f}x, raw/ours = {raw / ours:.2f}x"
+            f"stdio tools/call, {label}: ours {ours.per_s:,.0f}/s, SDK {sdk.per_s:,.0f}/s, "
+            f"raw floor {raw.per_s:,.0f}/s; ours/SDK = {ours.per_s / sdk.per_s:.1f}x, "
+            f"raw/ours = {raw.per_s / ours.per_s:.2f}x (time)"
+        )
+        print(
+            f"  server CPU per call: ours {ours.server_us:.1f} us, SDK {sdk.server_us:.1f} us, "
+            f"raw floor {raw.server_us:.1f} us; ours/raw = {ours.server_us / raw.server_us:.2f}x"
         )
     ours_cold = statistics.median([await cold_ours() for _ in range(COLD_RUNS)])
     sdk_cold = statistics.median([await cold_sdk() for _ in range(COLD_RUNS)])

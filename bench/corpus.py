@@ -8,7 +8,8 @@ from typing import Any
 TEXT = "Looks things up in a catalogue and returns matching entries."
 
 
-def _tools(n: int) -> list[dict[str, Any]]:
+def tools(n: int) -> list[dict[str, Any]]:
+    """``n`` tool definitions with input schemas and annotations."""
     return [
         {
             "name": f"tool_{i}",
@@ -57,37 +58,97 @@ SERVER_RECEIVES: list[dict[str, Any]] = [
     _request(7, "prompts/get", {"name": "summarise", "arguments": {"style": "short"}}),
     _request(8, "ping"),
     _notification("notifications/cancelled", {"requestId": 5, "reason": "user"}),
-    _request(9, "completion/complete", {
-        "ref": {"type": "ref/prompt", "name": "summarise"},
-        "argument": {"name": "style", "value": "sh"},
-    }),
+    _request(
+        9,
+        "completion/complete",
+        {
+            "ref": {"type": "ref/prompt", "name": "summarise"},
+            "argument": {"name": "style", "value": "sh"},
+        },
+    ),
 ]
 """What a server receives: requests (with and without a progress token) and notifications."""
 
 CLIENT_RECEIVES: list[tuple[str, dict[str, Any]]] = [
-    ("initialize", {"jsonrpc": "2.0", "id": 1, "result": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {"tools": {"listChanged": True}, "logging": {}, "prompts": {}},
-        "serverInfo": {"name": "bench-server", "version": "1.0.0"},
-    }}),
-    ("tools/list", {"jsonrpc": "2.0", "id": 2, "result": {"tools": _tools(20)}}),
-    ("tools/call", {"jsonrpc": "2.0", "id": 3, "result": {
-        "content": [{"type": "text", "text": "Sunny, 21 degrees"}], "isError": False,
-    }}),
-    ("tools/call", {"jsonrpc": "2.0", "id": 5, "result": {
-        "content": [{"type": "text", "text": "m5"}],
-    }}),
-    ("resources/read", {"jsonrpc": "2.0", "id": 6, "result": {"contents": [
-        {"uri": "file:///docs/readme.md", "mimeType": "text/markdown", "text": TEXT * 4},
-    ]}}),
-    ("prompts/get", {"jsonrpc": "2.0", "id": 7, "result": {"messages": [
-        {"role": "user", "content": {"type": "text", "text": "Summarise briefly."}},
-    ]}}),
+    (
+        "initialize",
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "result": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {"tools": {"listChanged": True}, "logging": {}, "prompts": {}},
+                "serverInfo": {"name": "bench-server", "version": "1.0.0"},
+            },
+        },
+    ),
+    ("tools/list", {"jsonrpc": "2.0", "id": 2, "result": {"tools": tools(20)}}),
+    (
+        "tools/call",
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "result": {
+                "content": [{"type": "text", "text": "Sunny, 21 degrees"}],
+                "isError": False,
+            },
+        },
+    ),
+    (
+        "tools/call",
+        {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "result": {
+                "content": [{"type": "text", "text": "m5"}],
+            },
+        },
+    ),
+    (
+        "resources/read",
+        {
+            "jsonrpc": "2.0",
+            "id": 6,
+            "result": {
+                "contents": [
+                    {
+                        "uri": "file:///docs/readme.md",
+                        "mimeType": "text/markdown",
+                        "text": TEXT * 4,
+                    },
+                ]
+            },
+        },
+    ),
+    (
+        "prompts/get",
+        {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "result": {
+                "messages": [
+                    {"role": "user", "content": {"type": "text", "text": "Summarise briefly."}},
+                ]
+            },
+        },
+    ),
     ("ping", {"jsonrpc": "2.0", "id": 8, "result": {}}),
-    ("", {"jsonrpc": "2.0", "method": "notifications/progress",
-          "params": {"progressToken": 4, "progress": 0.5, "total": 1.0}}),
-    ("", {"jsonrpc": "2.0", "method": "notifications/message",
-          "params": {"level": "info", "data": {"step": 3}}}),
+    (
+        "",
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/progress",
+            "params": {"progressToken": 4, "progress": 0.5, "total": 1.0},
+        },
+    ),
+    (
+        "",
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": "info", "data": {"step": 3}},
+        },
+    ),
     ("tools/call", {"jsonrpc": "2.0", "id": 9, "error": {"code": -32602, "message": "bad"}}),
 ]
 """What a client receives: (the method a response answers, or "" for a notification, message)."""

@@ -20,9 +20,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from generated._runtime.roles.peer import MCPError, RequestTimeout
-from generated._runtime.roles.server import RequestContext
-from generated._runtime.transports.base import ConnectionClosed
+from generated.runtime import ConnectionClosed, MCPError, RequestContext, RequestTimeout
 from generated.v2025_06_18 import Client
 from generated.v2025_06_18 import types as t
 
@@ -88,7 +86,7 @@ class DemoClient(Client):
         return t.ElicitResult(action="accept", content=form)
 
     async def on_list_roots(
-        self, params: t.ListRootsRequestParams, ctx: RequestContext
+        self, params: t.ListRootsRequestParams | None, ctx: RequestContext
     ) -> t.ListRootsResult:
         """Offer one root."""
         print("  <- roots/list")
@@ -268,9 +266,7 @@ async def run(command: list[str]) -> None:
     client = DemoClient()
     print(f"== connect: {' '.join(command)}")
     if command[0].startswith(("http://", "https://")):
-        from generated._runtime.transports.http.client import (
-            connect_http,  # needs aiohttp: HTTP only
-        )
+        from generated.runtime import connect_http  # loads aiohttp: HTTP only
 
         init = await connect_http(client, command[0])
     else:

@@ -19,9 +19,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from generated._runtime.roles.peer import MCPError
-from generated._runtime.roles.server import CapabilityError
-from generated._runtime.transports.http.server import HttpOptions, run_http
+from generated.runtime import CapabilityError, HttpOptions, MCPError, run_http
 from generated.v2025_06_18 import Server, ServerContext, Tools
 from generated.v2025_06_18 import types as t
 
@@ -292,7 +290,7 @@ class DemoServer(Server):
     instructions = "A demo of every MCP server feature. Try the `count` tool."
 
     async def list_tools(
-        self, params: t.ListToolsRequestParams, ctx: ServerContext
+        self, params: t.ListToolsRequestParams | None, ctx: ServerContext
     ) -> t.ListToolsResult:
         """Every tool of ``tools``."""
         return t.ListToolsResult(tools=tools.definitions())
@@ -304,13 +302,13 @@ class DemoServer(Server):
         return await tools.call(params, ctx)
 
     async def list_resources(
-        self, params: t.ListResourcesRequestParams, ctx: ServerContext
+        self, params: t.ListResourcesRequestParams | None, ctx: ServerContext
     ) -> t.ListResourcesResult:
         """The static resources (notes are reached through the template)."""
         return t.ListResourcesResult(resources=RESOURCES)
 
     async def list_resource_templates(
-        self, params: t.ListResourceTemplatesRequestParams, ctx: ServerContext
+        self, params: t.ListResourceTemplatesRequestParams | None, ctx: ServerContext
     ) -> t.ListResourceTemplatesResult:
         """The note template."""
         return t.ListResourceTemplatesResult(resource_templates=TEMPLATES)
@@ -337,7 +335,7 @@ class DemoServer(Server):
         return {}
 
     async def list_prompts(
-        self, params: t.ListPromptsRequestParams, ctx: ServerContext
+        self, params: t.ListPromptsRequestParams | None, ctx: ServerContext
     ) -> t.ListPromptsResult:
         """The prompts."""
         return t.ListPromptsResult(prompts=PROMPTS)

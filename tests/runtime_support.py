@@ -11,7 +11,7 @@ from typing import Any
 from generated import v2025_03_26 as v0326
 from generated._runtime.roles.client import ClientBase
 from generated._runtime.roles.server import CapabilityError, ServerBase
-from generated._runtime.transports.base import Transport
+from generated._runtime.transports.base import Outbound, Transport
 from generated._runtime.transports.memory import memory_pair
 from generated.v2025_03_26 import types as t0326
 from generated.v2025_06_18 import Client, Server, ServerContext
@@ -36,13 +36,17 @@ class Recorder:
             self.received.append(json.loads(frame))
         return frame
 
-    async def write(self, frame: bytes, related: str | int | None = None) -> None:
-        """Record a frame and write it to the wrapped transport (``related`` passed on)."""
-        self.sent.append(json.loads(frame))
+    async def write(self, message: Outbound, related: str | int | None = None) -> None:
+        """Record a message and write it to the wrapped transport (``related`` passed on)."""
+        self.sent.append(json.loads(message.data))
         if related is None:
-            await self.inner.write(frame)
+            await self.inner.write(message)
         else:
-            await self.inner.write(frame, related)
+            await self.inner.write(message, related)
+
+    def negotiated(self, version: str) -> None:
+        """Pass the negotiated version on."""
+        self.inner.negotiated(version)
 
     async def close(self) -> None:
         """Close the wrapped transport."""

@@ -20,6 +20,7 @@ import pytest
 from aiohttp import web
 
 from generated import v2025_03_26, v2025_06_18
+from generated._runtime.core.wire import Inbound
 from generated._runtime.roles.peer import MCPError, RequestTimeout
 from generated._runtime.transports.base import ConnectionClosed
 from generated._runtime.transports.http.client import (
@@ -147,6 +148,12 @@ def progress(token: Any, value: float) -> dict[str, Any]:
     """A progress notification."""
     params = {"progressToken": token, "progress": value, "total": 4}
     return {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
+
+
+def decoded(item: bytes | Inbound | None) -> Any:
+    """A message the transport read, as plain JSON (it queues what it parsed, parsed)."""
+    assert isinstance(item, Inbound) and len(item.messages) == 1
+    return msgspec.json.decode(msgspec.json.encode(item.messages[0]))
 
 
 @dataclass
@@ -517,7 +524,7 @@ async def test_timeout_bounds_plain_posts_not_answer_streams() -> None:
     await transport.write(INIT)
     assert await transport.read() is not None
     await transport.write(b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{}}')
-    assert json.loads(await transport.read() or b"")["result"] == {"content": []}
+    assert decoded(await transport.read())["result"] == {"content": []}
     loop = asyncio.get_running_loop()
     start = loop.time()
     with pytest.raises(ConnectionClosed):

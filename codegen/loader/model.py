@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..errors import Level, Problem
 
@@ -98,85 +98,105 @@ def _escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
+def _object(raw: object) -> Mapping[str, Any] | None:
+    """``raw`` as a JSON object with string keys, or None when it is something else."""
+    if not isinstance(raw, Mapping):
+        return None
+    found: Mapping[str, Any] = raw  # pyright: ignore[reportUnknownVariableType]
+    return found
+
+
+def _array(raw: object) -> tuple[Any, ...]:
+    """``raw`` as a tuple when it is a JSON array, else empty."""
+    return tuple(raw) if is_array(raw) else ()
+
+
+def is_array(raw: object) -> TypeGuard[list[Any] | tuple[Any, ...]]:
+    """Whether ``raw`` is a JSON array (a list, or a tuple built from one)."""
+    return isinstance(raw, list | tuple)
+
+
 def parse_node(raw: Any, pointer: str, problems: list[Problem]) -> Node:
     """Build a ``Node`` from a raw JSON Schema value, reporting what it cannot represent."""
-    if raw is True or raw == {}:
+    obj = _object(raw)
+    if raw is True or (obj is not None and not obj):
         return Node(pointer=pointer, is_any=True)
-    if not isinstance(raw, Mapping):
+    if obj is None:
         problems.append(Problem(Level.ERROR, pointer, f"expected a schema object, got {raw!r}"))
         return Node(pointer=pointer, is_any=True)
-    for key in sorted(set(raw) - KNOWN_KEYWORDS):
+    for key in sorted(set(obj) - KNOWN_KEYWORDS):
         problems.append(Problem(Level.ERROR, pointer, f"unsupported JSON Schema keyword {key!r}"))
-    raw_type = raw.get("type", ())
-    types = (raw_type,) if isinstance(raw_type, str) else tuple(raw_type)
-    props_raw = raw.get("properties", {})
+    raw_type: object = obj.get("type", ())
+    types = (raw_type,) if isinstance(raw_type, str) else tuple(str(t) for t in _array(raw_type))
+    props_raw = _object(obj.get("properties", {})) or {}
     properties = tuple(
         (name, parse_node(sub, f"{pointer}/properties/{_escape(name)}", problems))
         for name, sub in props_raw.items()
     )
     additional: Node | bool | None
-    add_raw = raw.get("additionalProperties")
+    add_raw: object = obj.get("additionalProperties")
     if add_raw is None:
         additional = None
     elif add_raw is False:
         additional = False
     else:
         additional = parse_node(add_raw, f"{pointer}/additionalProperties", problems)
-    items = parse_node(raw["items"], f"{pointer}/items", problems) if "items" in raw else None
+    items = parse_node(obj["items"], f"{pointer}/items", problems) if "items" in obj else None
     any_of = tuple(
         parse_node(sub, f"{pointer}/anyOf/{i}", problems)
-        for i, sub in enumerate(raw.get("anyOf", ()))
+        for i, sub in enumerate(_array(obj.get("anyOf", ())))
     )
     all_of = tuple(
         parse_node(sub, f"{pointer}/allOf/{i}", problems)
-        for i, sub in enumerate(raw.get("allOf", ()))
+        for i, sub in enumerate(_array(obj.get("allOf", ())))
     )
-    enum = raw.get("enum")
+    enum: object = obj.get("enum")
     return Node(
         pointer=pointer,
-        ref=raw.get("$ref"),
+        ref=obj.get("$ref"),
         types=types,
-        description=raw.get("description"),
+        description=obj.get("description"),
         properties=properties,
-        required=frozenset(raw.get("required", ())),
-        has_properties="properties" in raw,
+        required=frozenset(str(r) for r in _array(obj.get("required", ()))),
+        has_properties="properties" in obj,
         additional=additional,
         items=items,
         any_of=any_of,
         all_of=all_of,
-        const=raw.get("const"),
-        has_const="const" in raw,
-        enum=tuple(enum) if enum is not None else None,
-        format=raw.get("format"),
-        constraints=tuple((k, raw[k]) for k in _CONSTRAINT_KEYS if k in raw),
-        is_any=not (set(raw) - {"description", "title", "$schema"}),
+        const=obj.get("const"),
+        has_const="const" in obj,
+        enum=_array(enum) if enum is not None else None,
+        format=obj.get("format"),
+        constraints=tuple((k, obj[k]) for k in _CONSTRAINT_KEYS if k in obj),
+        is_any=not (set(obj) - {"description", "title", "$schema"}),
     )
 
 
 def parse_document(raw: Any, source: str) -> SchemaDocument:
     """Build a ``SchemaDocument`` from a decoded schema file (draft-07 or 2020-12)."""
     problems: list[Problem] = []
-    if not isinstance(raw, Mapping):
+    obj = _object(raw)
+    if obj is None:
         problems.append(Problem(Level.ERROR, source, "the schema file is not a JSON object"))
         return SchemaDocument((), "#/definitions/", "", tuple(problems))
-    if "$defs" in raw:
+    if "$defs" in obj:
         key = "$defs"
-    elif "definitions" in raw:
+    elif "definitions" in obj:
         key = "definitions"
     else:
         problems.append(
             Problem(Level.ERROR, source, "no 'definitions' or '$defs' in the schema file")
         )
         return SchemaDocument((), "#/definitions/", "", tuple(problems))
-    defs_raw = raw[key]
-    if not isinstance(defs_raw, Mapping) or not defs_raw:
+    defs_raw = _object(obj[key])
+    if not defs_raw:
         problems.append(Problem(Level.ERROR, source, f"'{key}' is empty or not an object"))
         return SchemaDocument((), f"#/{key}/", "", tuple(problems))
     definitions = tuple(
         (name, parse_node(node, f"/{key}/{_escape(name)}", problems))
         for name, node in defs_raw.items()
     )
-    doc = SchemaDocument(definitions, f"#/{key}/", str(raw.get("$schema", "")), tuple(problems))
+    doc = SchemaDocument(definitions, f"#/{key}/", str(obj.get("$schema", "")), tuple(problems))
     return _check_refs(doc)
 
 

@@ -10,6 +10,7 @@ from importlib import resources
 from typing import Any
 
 from ..errors import GenerationError
+from .model import is_array
 
 
 @dataclass(frozen=True)
@@ -27,8 +28,8 @@ class Overrides:
     """What ``schema/overrides/<revision>.toml`` says about one revision."""
 
     patches: tuple[Patch, ...] = ()
-    results: dict[str, str] = field(default_factory=dict)
-    capabilities: dict[str, str] = field(default_factory=dict)
+    results: dict[str, str] = field(default_factory=dict[str, str])
+    capabilities: dict[str, str] = field(default_factory=dict[str, str])
     supports_batch: bool = False
 
 
@@ -54,6 +55,11 @@ def _tokens(pointer: str) -> list[str]:
     return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
 
 
+def _step(node: Any, token: str) -> Any:
+    """The member ``token`` of a JSON array or object."""
+    return node[int(token)] if is_array(node) else node[token]
+
+
 def apply_patches(raw: Any, patches: tuple[Patch, ...], revision: str) -> Any:
     """Return a copy of the decoded schema with every patch applied, checking each old value."""
     if not patches:
@@ -61,11 +67,11 @@ def apply_patches(raw: Any, patches: tuple[Patch, ...], revision: str) -> Any:
     out = copy.deepcopy(raw)
     for patch in patches:
         *parents, last = _tokens(patch.pointer)
-        node = out
+        node: Any = out
         try:
             for token in parents:
-                node = node[int(token)] if isinstance(node, list) else node[token]
-            current = node[int(last)] if isinstance(node, list) else node[last]
+                node = _step(node, token)
+            current = _step(node, last)
         except (KeyError, IndexError, ValueError, TypeError):
             raise GenerationError(
                 f"override for {revision}: {patch.pointer} is missing; update the overrides"

@@ -2,33 +2,17 @@
 
 from __future__ import annotations
 
-import re
-
 from ..errors import Problem
 from ..loader.model import SchemaDocument
 from ..loader.overrides import Overrides
 from .api import build_api
 from .implicit import inherit_base_params
+from .imports import module_imports
 from .ir import RevisionIR, UnionIR
 from .methods import build_methods
 from .names import class_name, module_name
-from .types import TypesResult, build_types
-
-
-def _used(text: str, names: tuple[str, ...], types: TypesResult) -> str:
-    """Return the comma-separated subset of ``names`` the generated types module uses."""
-    has_unions = any(isinstance(a, UnionIR) for a in types.aliases)
-    always = {"TypeAlias": bool(types.aliases), "TYPE_CHECKING": has_unions}
-    always |= {"Variant": has_unions, "untagged_union": has_unions}
-    used = [n for n in names if always.get(n, False) or re.search(rf"\b{n}\b", text)]
-    return ", ".join(sorted(used, key=_isort_key))
-
-
-def _isort_key(name: str) -> tuple[int, str]:
-    """Order imported names as isort's ``order-by-type`` does: CONSTANTS, Classes, functions."""
-    bare = name.split(" ")[0]
-    rank = 0 if bare.isupper() and len(bare) > 1 else 1 if bare[0].isupper() else 2
-    return rank, bare
+from .typeref import needs_of
+from .types import build_types
 
 
 def build_revision(
@@ -38,9 +22,19 @@ def build_revision(
     doc = inherit_base_params(doc)
     types = build_types(doc)
     methods, method_problems = build_methods(doc, types, overrides)
-    text = " ".join(
-        [f.annotation + f.assignment for st in types.structs for f in st.fields]
-        + [a.annotation for a in types.aliases]
+    fields = [f for s in types.structs for f in s.fields]
+    refs = [f.type for f in fields]
+    for alias in types.aliases:
+        refs.extend(alias.members if isinstance(alias, UnionIR) else (alias.type,))
+    split = any(isinstance(a, UnionIR) or a.recursive for a in types.aliases)
+    has_unions = any(isinstance(a, UnionIR) for a in types.aliases)
+    imports = module_imports(
+        needs_of(refs),
+        typing=("TypeAlias",) * bool(types.aliases) + ("TYPE_CHECKING",) * split,
+        msgspec=("UNSET",) * any(f.default == "unset" for f in fields)
+        + ("field",) * any(f.py_name != f.wire_name for f in fields),
+        runtime=("Variant", "untagged_union") if has_unions else (),
+        with_types=False,
     )
     ir = RevisionIR(
         revision=revision,
@@ -52,21 +46,8 @@ def build_revision(
         methods=methods,
         definition_names=tuple(class_name(name) for name, _ in doc.definitions),
         supports_batch=overrides.supports_batch,
-        typing_imports=_used(
-            text, ("TYPE_CHECKING", "Annotated", "Any", "Literal", "TypeAlias"), types
-        ),
-        msgspec_imports=_used(text, ("UNSET", "Meta", "UnsetType", "field"), types),
-        runtime_imports=_used(text, ("Variant", "untagged_union"), types),
-        api=build_api(
-            methods,
-            types.structs,
-            {s.name for s in types.structs} | {a.name for a in types.aliases},
-            types.annotated,
-        ),
-        extra_imports=(
-            (f"from typing import Annotated as {types.annotated}",)
-            if types.annotated != "Annotated" and types.annotated in text
-            else ()
-        ),
+        annotated=types.annotated,
+        imports=imports,
+        api=build_api(methods, types.structs),
     )
     return ir, doc.problems + types.problems + method_problems

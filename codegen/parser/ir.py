@@ -1,69 +1,74 @@
-"""The intermediate representation: frozen, every name and every rendered type decided here."""
+"""The intermediate representation: frozen, every name and every type decided here.
+
+Types are referenced through the ``typeref`` tree, never as text; turning the IR into Python
+source is the render stage's job (``codegen/render``).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-if TYPE_CHECKING:
-    from .api import ApiIR
+from .typeref import LiteralValue, TypeRef
+
+VariantKind = Literal["object", "array", "string", "integer", "number", "boolean", "null", "any"]
+Direction = Literal["client", "server", "both"]
+DefaultKind = Literal["required", "unset", "const"]
 
 
 @dataclass(frozen=True)
 class FieldIR:
-    """One struct field: Python name, wire name, rendered annotation and default."""
+    """One struct field: Python name, wire name, type and default.
+
+    ``default`` is ``required`` (no default), ``unset`` (may be absent: ``UNSET``) or ``const``
+    (the schema's single value, ``const``).
+    """
 
     py_name: str
     wire_name: str
-    annotation: str
-    default: str | None
+    type: TypeRef
+    default: DefaultKind
     doc: str | None
-
-    @property
-    def assignment(self) -> str:
-        """The text after the annotation: ``= UNSET`` or ``= field(default=UNSET, name=...)``."""
-        if self.py_name != self.wire_name:
-            default = f"default={self.default}, " if self.default is not None else ""
-            return f' = field({default}name="{self.wire_name}")'
-        return f" = {self.default}" if self.default is not None else ""
+    const: LiteralValue = None
 
 
 @dataclass(frozen=True)
 class StructIR:
-    """A msgspec Struct; ``class_args`` is the rendered keyword list after the base class."""
+    """A msgspec Struct; ``tag`` is its (tag field, tag value) when it is tagged."""
 
     name: str
     doc: str
     fields: tuple[FieldIR, ...]
-    class_args: str
+    tag: tuple[str, str] | None
+    omit_defaults: bool
     pointer: str
 
 
 @dataclass(frozen=True)
 class AliasIR:
-    """A type alias (``Cursor = str``, a natively decodable union, a Literal)."""
+    """A type alias (``Cursor = str``, a natively decodable union, a Literal).
+
+    ``recursive`` aliases refer back to themselves (``JSONValue``): type checkers see the
+    recursive type, msgspec a run-time version with ``Any`` in place of the back reference.
+    """
 
     name: str
     doc: str
-    annotation: str
+    type: TypeRef
+    recursive: bool = False
 
 
 @dataclass(frozen=True)
 class VariantIR:
     """One member of an untagged union, with what tells it apart at decode time."""
 
-    annotation: str
-    kind: Literal["object", "array", "string", "integer", "number", "boolean", "null", "any"]
+    type: TypeRef
+    kind: VariantKind
     required: tuple[str, ...]
-    consts: tuple[tuple[str, str], ...]
+    consts: tuple[tuple[str, LiteralValue], ...]
     known: tuple[str, ...] = ()
-
-    @property
-    def call(self) -> str:
-        """The ``Variant(...)`` expression that describes this member to the runtime."""
-        consts = "(" + "".join(f"({k!r}, {v}), " for k, v in self.consts) + ")"
-        known = f", {self.known!r}" if self.known else ""
-        return f"Variant({self.annotation}, {self.kind!r}, {self.required!r}, {consts}{known})"
+    nested: tuple[tuple[str, str], ...] = ()
+    """(member, key) pairs: required keys inside members kept as open maps (``_meta``)."""
 
 
 @dataclass(frozen=True)
@@ -72,19 +77,17 @@ class UnionIR:
 
     name: str
     doc: str
-    annotation: str
+    members: tuple[TypeRef, ...]
     variants: tuple[VariantIR, ...]
-
-
-Direction = Literal["client", "server", "both"]
 
 
 @dataclass(frozen=True)
 class MethodIR:
-    """One row of the method table of a revision."""
+    """One row of the method table of a revision; ``constant`` names its ``MethodSpec``."""
 
     method: str
     attr: str
+    constant: str
     kind: Literal["request", "notification"]
     direction: Direction
     message_type: str
@@ -96,28 +99,69 @@ class MethodIR:
     capability_owner: Literal["receiver", "sender"] | None
     input_required: bool
 
-    @property
-    def spec_args(self) -> str:
-        """The keyword arguments of this row's ``MethodSpec(...)``, rendered."""
 
-        def ref(name: str | None) -> str:
-            return f"t.{name}" if name else "None"
+@dataclass(frozen=True)
+class PageIR:
+    """How a paginated result pages: its list field and the list's item type."""
 
-        def opt(value: str | None) -> str:
-            return repr(value) if value is not None else "None"
+    field: str
+    item: TypeRef
 
-        return (
-            f"method={self.method!r}, kind={self.kind!r}, direction={self.direction!r}, "
-            f"message={ref(self.message_type)}, params={ref(self.params_type)}, "
-            f"params_required={self.params_required}, result={ref(self.result_type)}, "
-            f"paginated={self.paginated}, capability={opt(self.capability)}, "
-            f"capability_owner={opt(self.capability_owner)}, input_required={self.input_required}"
-        )
+
+@dataclass(frozen=True)
+class CallIR:
+    """One generated method: a call that sends a message, or a handler that answers one.
+
+    ``args`` are the fields of the params Struct (empty when the params are a plain mapping);
+    ``spec`` names the method's ``MethodSpec`` constant.
+    """
+
+    method: str
+    name: str
+    doc: str
+    spec: str
+    params_type: str | None
+    params_required: bool
+    args: tuple[FieldIR, ...]
+    result_type: str | None
+    page: PageIR | None
+
+
+@dataclass(frozen=True)
+class ImportsIR:
+    """The names one generated module imports, by source, sorted as isort writes them."""
+
+    types: tuple[str, ...]
+    typing: tuple[str, ...]
+    msgspec: tuple[str, ...]
+    runtime: tuple[str, ...] = ()
+    specs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ApiIR:
+    """Everything ``client.py`` and ``server.py`` of a revision contain."""
+
+    client_calls: tuple[CallIR, ...]
+    client_handlers: tuple[CallIR, ...]
+    client_notifies: tuple[CallIR, ...]
+    server_handlers: tuple[CallIR, ...]
+    server_calls: tuple[CallIR, ...]
+    server_notifies: tuple[CallIR, ...]
+    client_imports: ImportsIR
+    server_imports: ImportsIR
+    routes_client: tuple[tuple[str, str], ...]
+    routes_server: tuple[tuple[str, str], ...]
+    has_output_schema: bool
 
 
 @dataclass(frozen=True)
 class RevisionIR:
-    """Everything one revision's generated modules contain."""
+    """Everything one revision's generated modules contain.
+
+    ``annotated`` is the name typing's ``Annotated`` is imported under (the 2024-11-05 schema
+    defines its own ``Annotated``).
+    """
 
     revision: str
     module: str
@@ -128,10 +172,8 @@ class RevisionIR:
     methods: tuple[MethodIR, ...]
     definition_names: tuple[str, ...]
     supports_batch: bool
-    typing_imports: str
-    msgspec_imports: str
-    runtime_imports: str
-    extra_imports: tuple[str, ...]
+    annotated: str
+    imports: ImportsIR
     api: ApiIR
 
     @property
@@ -168,48 +210,6 @@ class RevisionIR:
             ("Server", "server"),
             ("ServerContext", "server"),
             ("Tools", "server"),
-        )
-
-    @property
-    def init_typing(self) -> str:
-        """What the revision's ``__init__.py`` imports from typing."""
-        return "TYPE_CHECKING, Any" if self.init_lazy else "Any"
-
-    @property
-    def init_type_imports(self) -> str:
-        """The ``if TYPE_CHECKING:`` block that lets type checkers see the lazy names."""
-        modules: dict[str, list[str]] = {}
-        for name, module in self.init_lazy:
-            modules.setdefault(module, []).append(name)
-        if not modules:
-            return ""
-        lines = [f"    from .{m} import {', '.join(names)}" for m, names in modules.items()]
-        return "if TYPE_CHECKING:\n" + "\n".join(lines) + "\n"
-
-    @property
-    def init_all(self) -> str:
-        """The ``__all__`` entries of the revision's ``__init__.py``."""
-        names = ["METHODS", "PROTOCOL_VERSION", *(name for name, _ in self.init_lazy)]
-        return ", ".join(f'"{n}"' for n in names)
-
-    @property
-    def init_extra_doc(self) -> str:
-        """What the ``__init__`` docstring adds for revisions with a client and server."""
-        return ", ``client`` and ``server`` the typed API" if self.has_handshake else ""
-
-    @property
-    def output_schema_doc(self) -> str:
-        """What the ``Tools`` docstring adds when the revision has structured tool output."""
-        tool = next((s for s in self.structs if s.name == "Tool"), None)
-        has_output = tool is not None and any(f.wire_name == "outputSchema" for f in tool.fields)
-        return " and structuredContent against its outputSchema" if has_output else ""
-
-    @property
-    def header(self) -> str:
-        """The first line of every generated module of this revision."""
-        return (
-            f"# Generated by mcpgen {self.generator_version} from MCP schema revision "
-            f"{self.revision}. Do not edit.\n# Schema sha256: {self.sha256}"
         )
 
     def methods_of(self, kind: str, sender: str) -> tuple[str, ...]:

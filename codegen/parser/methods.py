@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..errors import Level, Problem
+from ..errors import GenerationError, Level, Problem
 from ..loader.model import Node, SchemaDocument
 from ..loader.overrides import Overrides
 from .ir import Direction, MethodIR
 from .names import class_name, method_attr
+from .typeref import Named, Optional, TypeRef
 from .types import TypesResult
 
 # The unions a revision uses to say who sends what; ``InputRequest`` carries the
@@ -63,7 +64,8 @@ def _collect(doc: SchemaDocument) -> tuple[dict[str, _Message], list[Problem]]:
                 )
                 continue
             previous = found.get(method)
-            senders = frozenset({sender}) | (previous.senders if previous else frozenset())
+            empty: frozenset[str] = frozenset()
+            senders = frozenset({sender}) | (previous.senders if previous else empty)
             found[method] = _Message(name, kind, senders)
     return found, problems
 
@@ -106,7 +108,9 @@ def build_methods(
         node = defs[msg.definition]
         params = node.property_map().get("params")
         params_type = (
-            types.expressions[doc.ref_name(params.ref)].text if params and params.ref else None
+            _name(types.expressions[doc.ref_name(params.ref)].ref)
+            if params and params.ref
+            else None
         )
         if params is not None and params_type is None:
             params_type = _inline_params(types, class_name(msg.definition))
@@ -133,7 +137,7 @@ def build_methods(
                     )
                 )
                 continue
-            result_type = types.expressions[result_def].text
+            result_type = _name(types.expressions[result_def].ref)
         direction: Direction = "both" if len(msg.senders) == 2 else _sender(msg.senders)
         capability = overrides.capabilities.get(method)
         owner: Literal["receiver", "sender"] | None = None
@@ -144,6 +148,7 @@ def build_methods(
             MethodIR(
                 method=method,
                 attr=method_attr(method),
+                constant=method_attr(method).upper(),
                 kind=msg.kind,
                 direction=direction,
                 message_type=class_name(msg.definition),
@@ -167,12 +172,19 @@ def build_methods(
     return tuple(rows), tuple(problems)
 
 
+def _name(ref: TypeRef) -> str:
+    """The name of a definition's type (definitions are always named)."""
+    if not isinstance(ref, Named):
+        raise GenerationError(f"internal error: expected a named type, got {ref!r}")
+    return ref.name
+
+
 def _inline_params(types: TypesResult, message_class: str) -> str | None:
     for struct in types.structs:
         if struct.name == message_class:
             for f in struct.fields:
                 if f.wire_name == "params":
-                    return f.annotation.removesuffix(" | UnsetType")
+                    return _name(f.type.inner if isinstance(f.type, Optional) else f.type)
     return None
 
 

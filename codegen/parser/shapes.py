@@ -1,27 +1,43 @@
-"""Rendered type expressions with the shape facts that decide how msgspec can decode a union."""
+"""Type expressions with the shape facts that decide how msgspec can decode a union."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from .ir import VariantIR
+from .ir import VariantIR, VariantKind
+from .typeref import ANY, LiteralOf, LiteralValue, TypeRef, UnionOf
 
-__all__ = ["TypeExpr", "VariantIR"]
+__all__ = ["Shape", "TypeExpr", "VariantIR"]
+
+Shape = Literal[
+    "struct",
+    "dict",
+    "list",
+    "str",
+    "int",
+    "float",
+    "bool",
+    "null",
+    "any",
+    "union",
+    "custom",
+    "literal-str",
+    "literal-int",
+    "literal-any",
+]
 
 
 @dataclass(frozen=True)
 class TypeExpr:
-    """A rendered annotation and the msgspec-relevant shape of what it accepts.
+    """A type reference and the msgspec-relevant shape of what it accepts.
 
-    ``shape`` is one of: struct, dict, list, str, int, float, bool, null, any, union, custom.
     ``tag_field`` is set on tagged structs; ``members`` on native unions (flattened);
     ``variants`` on untagged unions (``custom``); ``variant`` describes this type as a union member.
     """
 
-    text: str
-    shape: str
+    ref: TypeRef
+    shape: Shape
     variant: VariantIR
     tag_field: str | None = None
     tag: str | None = None
@@ -29,7 +45,7 @@ class TypeExpr:
     variants: tuple[VariantIR, ...] = ()
 
 
-_KIND_OF_SHAPE = {
+_KIND_OF_SHAPE: dict[str, VariantKind] = {
     "struct": "object",
     "dict": "object",
     "list": "array",
@@ -41,51 +57,49 @@ _KIND_OF_SHAPE = {
 }
 
 
-def scalar(text: str, shape: str) -> TypeExpr:
+def scalar(ref: TypeRef, shape: Shape) -> TypeExpr:
     """Return a non-struct type expression (``str``, ``dict[str, Any]``, ``list[int]`` ...)."""
-    kind = _KIND_OF_SHAPE.get(shape, "any")
-    return TypeExpr(text, shape, VariantIR(text, kind, (), ()))  # type: ignore[arg-type]
+    return TypeExpr(ref, shape, VariantIR(ref, _KIND_OF_SHAPE.get(shape, "any"), (), ()))
 
 
 def struct(
-    name: str,
+    ref: TypeRef,
     required: tuple[str, ...],
     consts: dict[str, Any],
     tag_field: str | None,
     known: tuple[str, ...] = (),
+    nested: tuple[tuple[str, str], ...] = (),
 ) -> TypeExpr:
     """Return a reference to a generated Struct (``known``: all its wire field names)."""
     tag = consts.get(tag_field) if tag_field else None
-    rendered = tuple((k, repr(v)) for k, v in sorted(consts.items()))
+    pairs: tuple[tuple[str, LiteralValue], ...] = tuple(sorted(consts.items()))
     return TypeExpr(
-        name,
+        ref,
         "struct",
-        VariantIR(name, "object", tuple(sorted(required)), rendered, tuple(sorted(known))),
+        VariantIR(ref, "object", tuple(sorted(required)), pairs, tuple(sorted(known)), nested),
         tag_field=tag_field,
         tag=tag,
     )
 
 
-def literal(values: tuple[Any, ...]) -> TypeExpr:
+def literal(values: tuple[LiteralValue, ...]) -> TypeExpr:
     """Return a ``Literal[...]`` for const and enum values."""
-    text = (
-        "Literal["
-        + ", ".join(json.dumps(v) if isinstance(v, str) else repr(v) for v in values)
-        + "]"
-    )
     kinds = {type(v) for v in values}
-    shape = "str" if kinds == {str} else "int" if kinds == {int} else "any"
-    kind = _KIND_OF_SHAPE.get(shape, "any")
-    return TypeExpr(text, f"literal-{shape}", VariantIR(text, kind, (), ()))  # type: ignore[arg-type]
+    shape: Shape = (
+        "literal-str" if kinds == {str} else "literal-int" if kinds == {int} else "literal-any"
+    )
+    kind = _KIND_OF_SHAPE.get(shape.removeprefix("literal-"), "any")
+    ref = LiteralOf(values)
+    return TypeExpr(ref, shape, VariantIR(ref, kind, (), ()))
 
 
 def _flatten(members: list[TypeExpr]) -> list[TypeExpr]:
     out: list[TypeExpr] = []
-    seen: set[str] = set()
+    seen: set[TypeRef] = set()
     for member in members:
         for m in member.members if member.shape == "union" else (member,):
-            if m.text not in seen:
-                seen.add(m.text)
+            if m.ref not in seen:
+                seen.add(m.ref)
                 out.append(m)
     return out
 
@@ -120,8 +134,16 @@ def union(members: list[TypeExpr]) -> tuple[list[TypeExpr], bool]:
     """Flatten a union's members and say whether msgspec decodes it natively."""
     flat = _flatten(members)
     if any(m.shape == "any" for m in flat):
-        return [scalar("Any", "any")], True
+        return [scalar(ANY, "any")], True
     return flat, natively_decodable(flat)
+
+
+def native(flat: list[TypeExpr]) -> TypeExpr:
+    """The expression of a union msgspec decodes natively (``flat`` as ``union`` returned it)."""
+    if len(flat) == 1:
+        return flat[0]
+    ref = UnionOf(tuple(m.ref for m in flat))
+    return TypeExpr(ref, "union", VariantIR(ref, "any", (), ()), members=tuple(flat))
 
 
 def union_variants(flat: list[TypeExpr]) -> tuple[VariantIR, ...]:

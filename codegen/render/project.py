@@ -17,6 +17,7 @@ from black.parsing import InvalidInput
 
 from ..errors import GenerationError
 from ..parser.ir import RevisionIR
+from .python import PythonRenderer
 
 # Fixed formatter settings: output never depends on the caller's project configuration.
 BLACK_MODE = black.Mode(target_versions={TargetVersion.PY311}, line_length=100)
@@ -72,11 +73,14 @@ def render_package(pkg: PackageIR) -> dict[str, str]:
     """Return every file of the output package, relative path to text, formatted."""
     env = _environment()
     files: dict[str, str] = {
-        "__init__.py": env.get_template("package_init.py.jinja").render(pkg=pkg)
+        "__init__.py": env.get_template("package_init.py.jinja").render(pkg=pkg),
+        "runtime.py": env.get_template("runtime.py.jinja").render(pkg=pkg),
     }
     for rev in pkg.revisions:
         for template, name in rev.templates:
-            files[f"{rev.module}/{name}"] = env.get_template(template).render(rev=rev)
+            files[f"{rev.module}/{name}"] = env.get_template(template).render(
+                rev=rev, r=PythonRenderer(rev)
+            )
     formatted = {path: _format(path, text) for path, text in files.items()}
     formatted.update(_runtime_files(pkg.generator_version))
     return dict(sorted(formatted.items()))

@@ -5,14 +5,29 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from msgspec import UNSET, UnsetType
 
 from .._runtime.roles.client import DEFAULT, ClientBase, Default
+from .._runtime.roles.connection import RequestContext, unimplemented
 from .._runtime.roles.peer import ProgressCallback
-from .._runtime.roles.server import RequestContext, unimplemented
-from .methods import METHODS, SUPPORTS_BATCH
+from .methods import (
+    COMPLETION_COMPLETE,
+    LOGGING_SET_LEVEL,
+    METHODS,
+    NOTIFICATIONS_ROOTS_LIST_CHANGED,
+    PROMPTS_GET,
+    PROMPTS_LIST,
+    RESOURCES_LIST,
+    RESOURCES_READ,
+    RESOURCES_SUBSCRIBE,
+    RESOURCES_TEMPLATES_LIST,
+    RESOURCES_UNSUBSCRIBE,
+    SUPPORTS_BATCH,
+    TOOLS_CALL,
+    TOOLS_LIST,
+)
 from .types import (
     PROTOCOL_VERSION,
     CallToolRequestParams,
@@ -25,6 +40,7 @@ from .types import (
     EmptyResult,
     GetPromptRequestParams,
     GetPromptResult,
+    InitializeResult,
     ListPromptsRequestParams,
     ListPromptsResult,
     ListResourcesRequestParams,
@@ -51,7 +67,7 @@ from .types import (
 )
 
 
-class Client(ClientBase):
+class Client(ClientBase[InitializeResult]):
     """A typed MCP 2025-03-26 client: ``connect``, then call the server's methods.
 
     Override the ``on_*`` handlers of the requests the server may send to support them;
@@ -76,13 +92,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> CompleteResult:
         """A request from the client to the server, to ask for completion options (``completion/complete``)."""
-        result = await self.request(
-            "completion/complete",
+        return await self.request(
+            COMPLETION_COMPLETE,
             CompleteRequestParams(argument=argument, ref=ref, meta=meta),
             timeout=timeout,
             progress=progress,
         )
-        return cast(CompleteResult, result)
 
     async def set_level(
         self,
@@ -93,13 +108,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> EmptyResult:
         """A request from the client to the server, to enable or adjust logging (``logging/setLevel``)."""
-        result = await self.request(
-            "logging/setLevel",
+        return await self.request(
+            LOGGING_SET_LEVEL,
             SetLevelRequestParams(level=level, meta=meta),
             timeout=timeout,
             progress=progress,
         )
-        return cast(EmptyResult, result)
 
     async def get_prompt(
         self,
@@ -111,13 +125,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> GetPromptResult:
         """Used by the client to get a prompt provided by the server (``prompts/get``)."""
-        result = await self.request(
-            "prompts/get",
+        return await self.request(
+            PROMPTS_GET,
             GetPromptRequestParams(arguments=arguments, name=name, meta=meta),
             timeout=timeout,
             progress=progress,
         )
-        return cast(GetPromptResult, result)
 
     async def list_prompts(
         self,
@@ -128,13 +141,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> ListPromptsResult:
         """Sent from the client to request a list of prompts and prompt templates the server has (``prompts/list``)."""
-        result = await self.request(
-            "prompts/list",
+        return await self.request(
+            PROMPTS_LIST,
             ListPromptsRequestParams(cursor=cursor, meta=meta),
             timeout=timeout,
             progress=progress,
         )
-        return cast(ListPromptsResult, result)
 
     async def iter_prompts(
         self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | Default | None = DEFAULT
@@ -158,13 +170,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> ListResourcesResult:
         """Sent from the client to request a list of resources the server has (``resources/list``)."""
-        result = await self.request(
-            "resources/list",
+        return await self.request(
+            RESOURCES_LIST,
             ListResourcesRequestParams(cursor=cursor, meta=meta),
             timeout=timeout,
             progress=progress,
         )
-        return cast(ListResourcesResult, result)
 
     async def iter_resources(
         self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | Default | None = DEFAULT
@@ -188,13 +199,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> ReadResourceResult:
         """Sent from the client to the server, to read a specific resource URI (``resources/read``)."""
-        result = await self.request(
-            "resources/read",
+        return await self.request(
+            RESOURCES_READ,
             ReadResourceRequestParams(uri=uri, meta=meta),
             timeout=timeout,
             progress=progress,
         )
-        return cast(ReadResourceResult, result)
 
     async def subscribe(
         self,
@@ -205,13 +215,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> EmptyResult:
         """Sent from the client to request resources/updated notifications from the server whenever a particular resource changes (``resources/subscribe``)."""
-        result = await self.request(
-            "resources/subscribe",
+        return await self.request(
+            RESOURCES_SUBSCRIBE,
             SubscribeRequestParams(uri=uri, meta=meta),
             timeout=timeout,
             progress=progress,
         )
-        return cast(EmptyResult, result)
 
     async def list_resource_templates(
         self,
@@ -222,13 +231,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> ListResourceTemplatesResult:
         """Sent from the client to request a list of resource templates the server has (``resources/templates/list``)."""
-        result = await self.request(
-            "resources/templates/list",
+        return await self.request(
+            RESOURCES_TEMPLATES_LIST,
             ListResourceTemplatesRequestParams(cursor=cursor, meta=meta),
             timeout=timeout,
             progress=progress,
         )
-        return cast(ListResourceTemplatesResult, result)
 
     async def iter_resource_templates(
         self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | Default | None = DEFAULT
@@ -252,13 +260,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> EmptyResult:
         """Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request (``resources/unsubscribe``)."""
-        result = await self.request(
-            "resources/unsubscribe",
+        return await self.request(
+            RESOURCES_UNSUBSCRIBE,
             UnsubscribeRequestParams(uri=uri, meta=meta),
             timeout=timeout,
             progress=progress,
         )
-        return cast(EmptyResult, result)
 
     async def call_tool(
         self,
@@ -270,13 +277,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> CallToolResult:
         """Used by the client to invoke a tool provided by the server (``tools/call``)."""
-        result = await self.request(
-            "tools/call",
+        return await self.request(
+            TOOLS_CALL,
             CallToolRequestParams(arguments=arguments, name=name, meta=meta),
             timeout=timeout,
             progress=progress,
         )
-        return cast(CallToolResult, result)
 
     async def list_tools(
         self,
@@ -287,13 +293,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> ListToolsResult:
         """Sent from the client to request a list of tools the server has (``tools/list``)."""
-        result = await self.request(
-            "tools/list",
+        return await self.request(
+            TOOLS_LIST,
             ListToolsRequestParams(cursor=cursor, meta=meta),
             timeout=timeout,
             progress=progress,
         )
-        return cast(ListToolsResult, result)
 
     async def iter_tools(
         self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | Default | None = DEFAULT
@@ -310,7 +315,7 @@ class Client(ClientBase):
 
     @unimplemented
     async def on_list_roots(
-        self, params: ListRootsRequestParams, ctx: RequestContext
+        self, params: ListRootsRequestParams | None, ctx: RequestContext
     ) -> ListRootsResult:
         """Answer ``roots/list`` from the server (Sent from the server to request a list of root URIs from the client. Roots allow); override to support it."""
         raise NotImplementedError
@@ -326,4 +331,4 @@ class Client(ClientBase):
         self, *, params: RootsListChangedNotificationParams | None = None
     ) -> None:
         """Send ``notifications/roots/list_changed`` (A notification from the client to the server, informing it that the list of roots has changed)."""
-        await self.notify("notifications/roots/list_changed", params)
+        await self.notify(NOTIFICATIONS_ROOTS_LIST_CHANGED, params)

@@ -5,14 +5,25 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal, cast
+from typing import Any, ClassVar, Literal
 
 from msgspec import UNSET, UnsetType
 
-from .._runtime.roles.server import ServerBase, unimplemented
+from .._runtime.roles.connection import unimplemented
+from .._runtime.roles.server import ServerBase
 from .._runtime.roles.server import ServerContext as BaseContext
 from .._runtime.roles.tools import ToolSet
-from .methods import METHODS, SUPPORTS_BATCH
+from .methods import (
+    ELICITATION_CREATE,
+    METHODS,
+    NOTIFICATIONS_PROMPTS_LIST_CHANGED,
+    NOTIFICATIONS_RESOURCES_LIST_CHANGED,
+    NOTIFICATIONS_RESOURCES_UPDATED,
+    NOTIFICATIONS_TOOLS_LIST_CHANGED,
+    ROOTS_LIST,
+    SAMPLING_CREATE_MESSAGE,
+    SUPPORTS_BATCH,
+)
 from .types import (
     PROTOCOL_VERSION,
     CallToolRequestParams,
@@ -69,19 +80,17 @@ class ServerContext(BaseContext):
         timeout: float | None = None,
     ) -> ElicitResult:
         """A request from the server to elicit additional information from the user via the client (``elicitation/create``)."""
-        result = await self.send_request(
-            "elicitation/create",
+        return await self.request(
+            ELICITATION_CREATE,
             ElicitRequestParams(message=message, requested_schema=requested_schema, meta=meta),
             timeout=timeout,
         )
-        return cast(ElicitResult, result)
 
     async def list_roots(
         self, *, params: ListRootsRequestParams | None = None, timeout: float | None = None
     ) -> ListRootsResult:
         """Sent from the server to request a list of root URIs from the client. Roots allow (``roots/list``)."""
-        result = await self.send_request("roots/list", params, timeout=timeout)
-        return cast(ListRootsResult, result)
+        return await self.request(ROOTS_LIST, params, timeout=timeout)
 
     async def create_message(
         self,
@@ -98,8 +107,8 @@ class ServerContext(BaseContext):
         timeout: float | None = None,
     ) -> CreateMessageResult:
         """A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it (``sampling/createMessage``)."""
-        result = await self.send_request(
-            "sampling/createMessage",
+        return await self.request(
+            SAMPLING_CREATE_MESSAGE,
             CreateMessageRequestParams(
                 include_context=include_context,
                 max_tokens=max_tokens,
@@ -113,33 +122,32 @@ class ServerContext(BaseContext):
             ),
             timeout=timeout,
         )
-        return cast(CreateMessageResult, result)
 
     async def notify_prompt_list_changed(
         self, *, params: PromptListChangedNotificationParams | None = None
     ) -> None:
         """Send ``notifications/prompts/list_changed`` (An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client)."""
-        await self.notify("notifications/prompts/list_changed", params)
+        await self.notify(NOTIFICATIONS_PROMPTS_LIST_CHANGED, params)
 
     async def notify_resource_list_changed(
         self, *, params: ResourceListChangedNotificationParams | None = None
     ) -> None:
         """Send ``notifications/resources/list_changed`` (An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client)."""
-        await self.notify("notifications/resources/list_changed", params)
+        await self.notify(NOTIFICATIONS_RESOURCES_LIST_CHANGED, params)
 
     async def notify_resource_updated(
         self, *, uri: str, meta: dict[str, Any] | UnsetType = UNSET
     ) -> None:
         """Send ``notifications/resources/updated`` (A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request)."""
         await self.notify(
-            "notifications/resources/updated", ResourceUpdatedNotificationParams(uri=uri, meta=meta)
+            NOTIFICATIONS_RESOURCES_UPDATED, ResourceUpdatedNotificationParams(uri=uri, meta=meta)
         )
 
     async def notify_tool_list_changed(
         self, *, params: ToolListChangedNotificationParams | None = None
     ) -> None:
         """Send ``notifications/tools/list_changed`` (An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client)."""
-        await self.notify("notifications/tools/list_changed", params)
+        await self.notify(NOTIFICATIONS_TOOLS_LIST_CHANGED, params)
 
 
 class Tools(ToolSet[Tool, CallToolResult]):
@@ -198,14 +206,14 @@ class Server(ServerBase):
 
     @unimplemented
     async def list_prompts(
-        self, params: ListPromptsRequestParams, ctx: ServerContext
+        self, params: ListPromptsRequestParams | None, ctx: ServerContext
     ) -> ListPromptsResult:
         """Answer ``prompts/list`` (Sent from the client to request a list of prompts and prompt templates the server has); override to support it."""
         raise NotImplementedError
 
     @unimplemented
     async def list_resources(
-        self, params: ListResourcesRequestParams, ctx: ServerContext
+        self, params: ListResourcesRequestParams | None, ctx: ServerContext
     ) -> ListResourcesResult:
         """Answer ``resources/list`` (Sent from the client to request a list of resources the server has); override to support it."""
         raise NotImplementedError
@@ -224,7 +232,7 @@ class Server(ServerBase):
 
     @unimplemented
     async def list_resource_templates(
-        self, params: ListResourceTemplatesRequestParams, ctx: ServerContext
+        self, params: ListResourceTemplatesRequestParams | None, ctx: ServerContext
     ) -> ListResourceTemplatesResult:
         """Answer ``resources/templates/list`` (Sent from the client to request a list of resource templates the server has); override to support it."""
         raise NotImplementedError
@@ -243,7 +251,7 @@ class Server(ServerBase):
 
     @unimplemented
     async def list_tools(
-        self, params: ListToolsRequestParams, ctx: ServerContext
+        self, params: ListToolsRequestParams | None, ctx: ServerContext
     ) -> ListToolsResult:
         """Answer ``tools/list`` (Sent from the client to request a list of tools the server has); override to support it."""
         raise NotImplementedError

@@ -5,14 +5,34 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from msgspec import UNSET, UnsetType
 
 from .._runtime.roles.client import DEFAULT, ClientBase, Default
+from .._runtime.roles.connection import RequestContext, unimplemented
 from .._runtime.roles.peer import ProgressCallback
-from .._runtime.roles.server import RequestContext, unimplemented
-from .methods import METHODS, SUPPORTS_BATCH
+from .methods import (
+    COMPLETION_COMPLETE,
+    LOGGING_SET_LEVEL,
+    METHODS,
+    NOTIFICATIONS_ROOTS_LIST_CHANGED,
+    NOTIFICATIONS_TASKS_STATUS,
+    PROMPTS_GET,
+    PROMPTS_LIST,
+    RESOURCES_LIST,
+    RESOURCES_READ,
+    RESOURCES_SUBSCRIBE,
+    RESOURCES_TEMPLATES_LIST,
+    RESOURCES_UNSUBSCRIBE,
+    SUPPORTS_BATCH,
+    TASKS_CANCEL,
+    TASKS_GET,
+    TASKS_LIST,
+    TASKS_RESULT,
+    TOOLS_CALL,
+    TOOLS_LIST,
+)
 from .types import (
     PROTOCOL_VERSION,
     CallToolRequestParams,
@@ -34,6 +54,7 @@ from .types import (
     GetTaskPayloadResult,
     GetTaskRequestParams,
     GetTaskResult,
+    InitializeResult,
     ListPromptsResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
@@ -62,7 +83,7 @@ from .types import (
 )
 
 
-class Client(ClientBase):
+class Client(ClientBase[InitializeResult]):
     """A typed MCP 2025-11-25 client: ``connect``, then call the server's methods.
 
     Override the ``on_*`` handlers of the requests the server may send to support them;
@@ -93,13 +114,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> CompleteResult:
         """A request from the client to the server, to ask for completion options (``completion/complete``)."""
-        result = await self.request(
-            "completion/complete",
+        return await self.request(
+            COMPLETION_COMPLETE,
             CompleteRequestParams(meta=meta, argument=argument, context=context, ref=ref),
             timeout=timeout,
             progress=progress,
         )
-        return cast(CompleteResult, result)
 
     async def set_level(
         self,
@@ -110,13 +130,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> EmptyResult:
         """A request from the client to the server, to enable or adjust logging (``logging/setLevel``)."""
-        result = await self.request(
-            "logging/setLevel",
+        return await self.request(
+            LOGGING_SET_LEVEL,
             SetLevelRequestParams(meta=meta, level=level),
             timeout=timeout,
             progress=progress,
         )
-        return cast(EmptyResult, result)
 
     async def get_prompt(
         self,
@@ -128,13 +147,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> GetPromptResult:
         """Used by the client to get a prompt provided by the server (``prompts/get``)."""
-        result = await self.request(
-            "prompts/get",
+        return await self.request(
+            PROMPTS_GET,
             GetPromptRequestParams(meta=meta, arguments=arguments, name=name),
             timeout=timeout,
             progress=progress,
         )
-        return cast(GetPromptResult, result)
 
     async def list_prompts(
         self,
@@ -145,13 +163,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> ListPromptsResult:
         """Sent from the client to request a list of prompts and prompt templates the server has (``prompts/list``)."""
-        result = await self.request(
-            "prompts/list",
+        return await self.request(
+            PROMPTS_LIST,
             PaginatedRequestParams(meta=meta, cursor=cursor),
             timeout=timeout,
             progress=progress,
         )
-        return cast(ListPromptsResult, result)
 
     async def iter_prompts(
         self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | Default | None = DEFAULT
@@ -175,13 +192,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> ListResourcesResult:
         """Sent from the client to request a list of resources the server has (``resources/list``)."""
-        result = await self.request(
-            "resources/list",
+        return await self.request(
+            RESOURCES_LIST,
             PaginatedRequestParams(meta=meta, cursor=cursor),
             timeout=timeout,
             progress=progress,
         )
-        return cast(ListResourcesResult, result)
 
     async def iter_resources(
         self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | Default | None = DEFAULT
@@ -205,13 +221,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> ReadResourceResult:
         """Sent from the client to the server, to read a specific resource URI (``resources/read``)."""
-        result = await self.request(
-            "resources/read",
+        return await self.request(
+            RESOURCES_READ,
             ReadResourceRequestParams(meta=meta, uri=uri),
             timeout=timeout,
             progress=progress,
         )
-        return cast(ReadResourceResult, result)
 
     async def subscribe(
         self,
@@ -222,13 +237,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> EmptyResult:
         """Sent from the client to request resources/updated notifications from the server whenever a particular resource changes (``resources/subscribe``)."""
-        result = await self.request(
-            "resources/subscribe",
+        return await self.request(
+            RESOURCES_SUBSCRIBE,
             SubscribeRequestParams(meta=meta, uri=uri),
             timeout=timeout,
             progress=progress,
         )
-        return cast(EmptyResult, result)
 
     async def list_resource_templates(
         self,
@@ -239,13 +253,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> ListResourceTemplatesResult:
         """Sent from the client to request a list of resource templates the server has (``resources/templates/list``)."""
-        result = await self.request(
-            "resources/templates/list",
+        return await self.request(
+            RESOURCES_TEMPLATES_LIST,
             PaginatedRequestParams(meta=meta, cursor=cursor),
             timeout=timeout,
             progress=progress,
         )
-        return cast(ListResourceTemplatesResult, result)
 
     async def iter_resource_templates(
         self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | Default | None = DEFAULT
@@ -269,13 +282,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> EmptyResult:
         """Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request (``resources/unsubscribe``)."""
-        result = await self.request(
-            "resources/unsubscribe",
+        return await self.request(
+            RESOURCES_UNSUBSCRIBE,
             UnsubscribeRequestParams(meta=meta, uri=uri),
             timeout=timeout,
             progress=progress,
         )
-        return cast(EmptyResult, result)
 
     async def cancel_task(
         self,
@@ -285,13 +297,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> CancelTaskResult:
         """A request to cancel a task (``tasks/cancel``)."""
-        result = await self.request(
-            "tasks/cancel",
+        return await self.request(
+            TASKS_CANCEL,
             CancelTaskRequestParams(task_id=task_id),
             timeout=timeout,
             progress=progress,
         )
-        return cast(CancelTaskResult, result)
 
     async def get_task(
         self,
@@ -301,10 +312,9 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> GetTaskResult:
         """A request to retrieve the state of a task (``tasks/get``)."""
-        result = await self.request(
-            "tasks/get", GetTaskRequestParams(task_id=task_id), timeout=timeout, progress=progress
+        return await self.request(
+            TASKS_GET, GetTaskRequestParams(task_id=task_id), timeout=timeout, progress=progress
         )
-        return cast(GetTaskResult, result)
 
     async def list_tasks(
         self,
@@ -315,13 +325,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> ListTasksResult:
         """A request to retrieve a list of tasks (``tasks/list``)."""
-        result = await self.request(
-            "tasks/list",
+        return await self.request(
+            TASKS_LIST,
             PaginatedRequestParams(meta=meta, cursor=cursor),
             timeout=timeout,
             progress=progress,
         )
-        return cast(ListTasksResult, result)
 
     async def iter_tasks(
         self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | Default | None = DEFAULT
@@ -344,13 +353,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> GetTaskPayloadResult:
         """A request to retrieve the result of a completed task (``tasks/result``)."""
-        result = await self.request(
-            "tasks/result",
+        return await self.request(
+            TASKS_RESULT,
             GetTaskPayloadRequestParams(task_id=task_id),
             timeout=timeout,
             progress=progress,
         )
-        return cast(GetTaskPayloadResult, result)
 
     async def call_tool(
         self,
@@ -363,13 +371,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> CallToolResult:
         """Used by the client to invoke a tool provided by the server (``tools/call``)."""
-        result = await self.request(
-            "tools/call",
+        return await self.request(
+            TOOLS_CALL,
             CallToolRequestParams(meta=meta, arguments=arguments, name=name, task=task),
             timeout=timeout,
             progress=progress,
         )
-        return cast(CallToolResult, result)
 
     async def list_tools(
         self,
@@ -380,13 +387,12 @@ class Client(ClientBase):
         progress: ProgressCallback | None = None,
     ) -> ListToolsResult:
         """Sent from the client to request a list of tools the server has (``tools/list``)."""
-        result = await self.request(
-            "tools/list",
+        return await self.request(
+            TOOLS_LIST,
             PaginatedRequestParams(meta=meta, cursor=cursor),
             timeout=timeout,
             progress=progress,
         )
-        return cast(ListToolsResult, result)
 
     async def iter_tools(
         self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | Default | None = DEFAULT
@@ -407,7 +413,9 @@ class Client(ClientBase):
         raise NotImplementedError
 
     @unimplemented
-    async def on_list_roots(self, params: RequestParams, ctx: RequestContext) -> ListRootsResult:
+    async def on_list_roots(
+        self, params: RequestParams | None, ctx: RequestContext
+    ) -> ListRootsResult:
         """Answer ``roots/list`` from the server (Sent from the server to request a list of root URIs from the client. Roots allow); override to support it."""
         raise NotImplementedError
 
@@ -432,7 +440,7 @@ class Client(ClientBase):
 
     @unimplemented
     async def on_list_tasks(
-        self, params: PaginatedRequestParams, ctx: RequestContext
+        self, params: PaginatedRequestParams | None, ctx: RequestContext
     ) -> ListTasksResult:
         """Answer ``tasks/list`` from the server (A request to retrieve a list of tasks); override to support it."""
         raise NotImplementedError
@@ -446,7 +454,7 @@ class Client(ClientBase):
 
     async def notify_roots_list_changed(self, *, meta: dict[str, Any] | UnsetType = UNSET) -> None:
         """Send ``notifications/roots/list_changed`` (A notification from the client to the server, informing it that the list of roots has changed)."""
-        await self.notify("notifications/roots/list_changed", NotificationParams(meta=meta))
+        await self.notify(NOTIFICATIONS_ROOTS_LIST_CHANGED, NotificationParams(meta=meta))
 
     async def notify_task_status(
         self,
@@ -462,7 +470,7 @@ class Client(ClientBase):
     ) -> None:
         """Send ``notifications/tasks/status`` (An optional notification from the receiver to the requestor, informing them that a task's status has changed. Receivers are not required to send these notifications)."""
         await self.notify(
-            "notifications/tasks/status",
+            NOTIFICATIONS_TASKS_STATUS,
             TaskStatusNotificationParams(
                 meta=meta,
                 created_at=created_at,

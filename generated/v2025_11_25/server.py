@@ -5,14 +5,31 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal, cast
+from typing import Any, ClassVar, Literal
 
 from msgspec import UNSET, UnsetType
 
-from .._runtime.roles.server import ServerBase, unimplemented
+from .._runtime.roles.connection import unimplemented
+from .._runtime.roles.server import ServerBase
 from .._runtime.roles.server import ServerContext as BaseContext
 from .._runtime.roles.tools import ToolSet
-from .methods import METHODS, SUPPORTS_BATCH
+from .methods import (
+    ELICITATION_CREATE,
+    METHODS,
+    NOTIFICATIONS_ELICITATION_COMPLETE,
+    NOTIFICATIONS_PROMPTS_LIST_CHANGED,
+    NOTIFICATIONS_RESOURCES_LIST_CHANGED,
+    NOTIFICATIONS_RESOURCES_UPDATED,
+    NOTIFICATIONS_TASKS_STATUS,
+    NOTIFICATIONS_TOOLS_LIST_CHANGED,
+    ROOTS_LIST,
+    SAMPLING_CREATE_MESSAGE,
+    SUPPORTS_BATCH,
+    TASKS_CANCEL,
+    TASKS_GET,
+    TASKS_LIST,
+    TASKS_RESULT,
+)
 from .types import (
     PROTOCOL_VERSION,
     CallToolRequestParams,
@@ -67,18 +84,16 @@ class ServerContext(BaseContext):
     """
 
     async def elicit(
-        self, *, params: ElicitRequestParams | None = None, timeout: float | None = None
+        self, *, params: ElicitRequestParams, timeout: float | None = None
     ) -> ElicitResult:
         """A request from the server to elicit additional information from the user via the client (``elicitation/create``)."""
-        result = await self.send_request("elicitation/create", params, timeout=timeout)
-        return cast(ElicitResult, result)
+        return await self.request(ELICITATION_CREATE, params, timeout=timeout)
 
     async def list_roots(
         self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | None = None
     ) -> ListRootsResult:
         """Sent from the server to request a list of root URIs from the client. Roots allow (``roots/list``)."""
-        result = await self.send_request("roots/list", RequestParams(meta=meta), timeout=timeout)
-        return cast(ListRootsResult, result)
+        return await self.request(ROOTS_LIST, RequestParams(meta=meta), timeout=timeout)
 
     async def create_message(
         self,
@@ -98,8 +113,8 @@ class ServerContext(BaseContext):
         timeout: float | None = None,
     ) -> CreateMessageResult:
         """A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it (``sampling/createMessage``)."""
-        result = await self.send_request(
-            "sampling/createMessage",
+        return await self.request(
+            SAMPLING_CREATE_MESSAGE,
             CreateMessageRequestParams(
                 meta=meta,
                 include_context=include_context,
@@ -116,21 +131,16 @@ class ServerContext(BaseContext):
             ),
             timeout=timeout,
         )
-        return cast(CreateMessageResult, result)
 
     async def cancel_task(self, *, task_id: str, timeout: float | None = None) -> CancelTaskResult:
         """A request to cancel a task (``tasks/cancel``)."""
-        result = await self.send_request(
-            "tasks/cancel", CancelTaskRequestParams(task_id=task_id), timeout=timeout
+        return await self.request(
+            TASKS_CANCEL, CancelTaskRequestParams(task_id=task_id), timeout=timeout
         )
-        return cast(CancelTaskResult, result)
 
     async def get_task(self, *, task_id: str, timeout: float | None = None) -> GetTaskResult:
         """A request to retrieve the state of a task (``tasks/get``)."""
-        result = await self.send_request(
-            "tasks/get", GetTaskRequestParams(task_id=task_id), timeout=timeout
-        )
-        return cast(GetTaskResult, result)
+        return await self.request(TASKS_GET, GetTaskRequestParams(task_id=task_id), timeout=timeout)
 
     async def list_tasks(
         self,
@@ -140,43 +150,41 @@ class ServerContext(BaseContext):
         timeout: float | None = None,
     ) -> ListTasksResult:
         """A request to retrieve a list of tasks (``tasks/list``)."""
-        result = await self.send_request(
-            "tasks/list", PaginatedRequestParams(meta=meta, cursor=cursor), timeout=timeout
+        return await self.request(
+            TASKS_LIST, PaginatedRequestParams(meta=meta, cursor=cursor), timeout=timeout
         )
-        return cast(ListTasksResult, result)
 
     async def get_task_payload(
         self, *, task_id: str, timeout: float | None = None
     ) -> GetTaskPayloadResult:
         """A request to retrieve the result of a completed task (``tasks/result``)."""
-        result = await self.send_request(
-            "tasks/result", GetTaskPayloadRequestParams(task_id=task_id), timeout=timeout
+        return await self.request(
+            TASKS_RESULT, GetTaskPayloadRequestParams(task_id=task_id), timeout=timeout
         )
-        return cast(GetTaskPayloadResult, result)
 
     async def notify_elicitation_complete(self, *, elicitation_id: str) -> None:
         """Send ``notifications/elicitation/complete`` (An optional notification from the server to the client, informing it of a completion of a out-of-band elicitation request)."""
         await self.notify(
-            "notifications/elicitation/complete",
+            NOTIFICATIONS_ELICITATION_COMPLETE,
             ElicitationCompleteNotificationParams(elicitation_id=elicitation_id),
         )
 
     async def notify_prompt_list_changed(self, *, meta: dict[str, Any] | UnsetType = UNSET) -> None:
         """Send ``notifications/prompts/list_changed`` (An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client)."""
-        await self.notify("notifications/prompts/list_changed", NotificationParams(meta=meta))
+        await self.notify(NOTIFICATIONS_PROMPTS_LIST_CHANGED, NotificationParams(meta=meta))
 
     async def notify_resource_list_changed(
         self, *, meta: dict[str, Any] | UnsetType = UNSET
     ) -> None:
         """Send ``notifications/resources/list_changed`` (An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client)."""
-        await self.notify("notifications/resources/list_changed", NotificationParams(meta=meta))
+        await self.notify(NOTIFICATIONS_RESOURCES_LIST_CHANGED, NotificationParams(meta=meta))
 
     async def notify_resource_updated(
         self, *, meta: dict[str, Any] | UnsetType = UNSET, uri: str
     ) -> None:
         """Send ``notifications/resources/updated`` (A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request)."""
         await self.notify(
-            "notifications/resources/updated", ResourceUpdatedNotificationParams(meta=meta, uri=uri)
+            NOTIFICATIONS_RESOURCES_UPDATED, ResourceUpdatedNotificationParams(meta=meta, uri=uri)
         )
 
     async def notify_task_status(
@@ -193,7 +201,7 @@ class ServerContext(BaseContext):
     ) -> None:
         """Send ``notifications/tasks/status`` (An optional notification from the receiver to the requestor, informing them that a task's status has changed. Receivers are not required to send these notifications)."""
         await self.notify(
-            "notifications/tasks/status",
+            NOTIFICATIONS_TASKS_STATUS,
             TaskStatusNotificationParams(
                 meta=meta,
                 created_at=created_at,
@@ -208,7 +216,7 @@ class ServerContext(BaseContext):
 
     async def notify_tool_list_changed(self, *, meta: dict[str, Any] | UnsetType = UNSET) -> None:
         """Send ``notifications/tools/list_changed`` (An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client)."""
-        await self.notify("notifications/tools/list_changed", NotificationParams(meta=meta))
+        await self.notify(NOTIFICATIONS_TOOLS_LIST_CHANGED, NotificationParams(meta=meta))
 
 
 class Tools(ToolSet[Tool, CallToolResult]):
@@ -271,14 +279,14 @@ class Server(ServerBase):
 
     @unimplemented
     async def list_prompts(
-        self, params: PaginatedRequestParams, ctx: ServerContext
+        self, params: PaginatedRequestParams | None, ctx: ServerContext
     ) -> ListPromptsResult:
         """Answer ``prompts/list`` (Sent from the client to request a list of prompts and prompt templates the server has); override to support it."""
         raise NotImplementedError
 
     @unimplemented
     async def list_resources(
-        self, params: PaginatedRequestParams, ctx: ServerContext
+        self, params: PaginatedRequestParams | None, ctx: ServerContext
     ) -> ListResourcesResult:
         """Answer ``resources/list`` (Sent from the client to request a list of resources the server has); override to support it."""
         raise NotImplementedError
@@ -297,7 +305,7 @@ class Server(ServerBase):
 
     @unimplemented
     async def list_resource_templates(
-        self, params: PaginatedRequestParams, ctx: ServerContext
+        self, params: PaginatedRequestParams | None, ctx: ServerContext
     ) -> ListResourceTemplatesResult:
         """Answer ``resources/templates/list`` (Sent from the client to request a list of resource templates the server has); override to support it."""
         raise NotImplementedError
@@ -323,7 +331,7 @@ class Server(ServerBase):
 
     @unimplemented
     async def list_tasks(
-        self, params: PaginatedRequestParams, ctx: ServerContext
+        self, params: PaginatedRequestParams | None, ctx: ServerContext
     ) -> ListTasksResult:
         """Answer ``tasks/list`` (A request to retrieve a list of tasks); override to support it."""
         raise NotImplementedError
@@ -342,7 +350,7 @@ class Server(ServerBase):
 
     @unimplemented
     async def list_tools(
-        self, params: PaginatedRequestParams, ctx: ServerContext
+        self, params: PaginatedRequestParams | None, ctx: ServerContext
     ) -> ListToolsResult:
         """Answer ``tools/list`` (Sent from the client to request a list of tools the server has); override to support it."""
         raise NotImplementedError

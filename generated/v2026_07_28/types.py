@@ -196,7 +196,7 @@ class CallToolRequestParams(MCPStruct, kw_only=True):
     request_state: str | UnsetType = field(default=UNSET, name="requestState")
 
 
-class CallToolResult(MCPStruct, kw_only=True):
+class CallToolResult(MCPStruct, kw_only=True, tag_field="resultType", tag="complete"):
     """The result returned by the server for a {@link CallToolRequesttools/call} request."""
 
     meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
@@ -219,15 +219,6 @@ class CallToolResult(MCPStruct, kw_only=True):
     server does not support tool calls, or any other exceptional conditions,
     should be reported as an MCP error response."""
 
-    result_type: str = field(name="resultType")
-    """Indicates the type of the result, which allows the client to determine
-    how to parse the result object.
-
-    Servers implementing this protocol version MUST include this field.
-    For backward compatibility, when a client receives a result from a
-    server implementing an earlier protocol version (which does not include
-    `resultType`), the client MUST treat the absent field as `"complete"`."""
-
     structured_content: Any | UnsetType = field(default=UNSET, name="structuredContent")
     """An optional JSON value that represents the structured result of the tool call.
 
@@ -241,7 +232,7 @@ class CallToolResultResponse(MCPStruct, kw_only=True, tag_field="jsonrpc", tag="
     id: RequestId
     """A uniquely identifying ID for a request in JSON-RPC."""
 
-    result: InputRequiredResultOrCallToolResult
+    result: InputRequiredResult | CallToolResult
 
 
 class CancelledNotification(
@@ -384,22 +375,13 @@ class CompleteRequestParamsContext(MCPStruct, kw_only=True):
     """Previously-resolved variables in a URI template or prompt."""
 
 
-class CompleteResult(MCPStruct, kw_only=True):
+class CompleteResult(MCPStruct, kw_only=True, tag_field="resultType", tag="complete"):
     """The result returned by the server for a {@link CompleteRequestcompletion/complete} request."""
 
     meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply."""
 
     completion: CompleteResultCompletion
-
-    result_type: str = field(name="resultType")
-    """Indicates the type of the result, which allows the client to determine
-    how to parse the result object.
-
-    Servers implementing this protocol version MUST include this field.
-    For backward compatibility, when a client receives a result from a
-    server implementing an earlier protocol version (which does not include
-    `resultType`), the client MUST treat the absent field as `"complete"`."""
 
 
 class CompleteResultCompletion(MCPStruct, kw_only=True):
@@ -543,13 +525,13 @@ class DiscoverRequest(
     """Common params for any request."""
 
 
-class DiscoverResult(MCPStruct, kw_only=True):
+class DiscoverResult(MCPStruct, kw_only=True, tag_field="resultType", tag="complete"):
     """The result returned by the server for a {@link DiscoverRequestserver/discover} request."""
 
     meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply."""
 
-    cache_scope: Literal["private", "public"] = field(name="cacheScope")
+    cache_scope: Literal["private", "public"] | UnsetType = field(default=UNSET, name="cacheScope")
     """Indicates the intended scope of the cached response, analogous to HTTP
     `Cache-Control: public` vs `Cache-Control: private`.
 
@@ -572,20 +554,11 @@ class DiscoverResult(MCPStruct, kw_only=True):
     focus on information that helps the model use the server effectively
     and should not duplicate information already in tool descriptions."""
 
-    result_type: str = field(name="resultType")
-    """Indicates the type of the result, which allows the client to determine
-    how to parse the result object.
-
-    Servers implementing this protocol version MUST include this field.
-    For backward compatibility, when a client receives a result from a
-    server implementing an earlier protocol version (which does not include
-    `resultType`), the client MUST treat the absent field as `"complete"`."""
-
     supported_versions: list[str] = field(name="supportedVersions")
     """MCP Protocol Versions this server supports. The client should choose a
     version from this list for use in subsequent requests."""
 
-    ttl_ms: Annotated[int, Meta(ge=0)] = field(name="ttlMs")
+    ttl_ms: Annotated[int, Meta(ge=0)] | UnsetType = field(default=UNSET, name="ttlMs")
     """A hint from the server indicating how long (in milliseconds) the
     client MAY cache this response before re-fetching. Semantics are
     analogous to HTTP Cache-Control max-age.
@@ -741,7 +714,7 @@ class GetPromptRequestParams(MCPStruct, kw_only=True):
     request_state: str | UnsetType = field(default=UNSET, name="requestState")
 
 
-class GetPromptResult(MCPStruct, kw_only=True):
+class GetPromptResult(MCPStruct, kw_only=True, tag_field="resultType", tag="complete"):
     """The result returned by the server for a {@link GetPromptRequestprompts/get} request."""
 
     meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
@@ -752,15 +725,6 @@ class GetPromptResult(MCPStruct, kw_only=True):
 
     messages: list[PromptMessage]
 
-    result_type: str = field(name="resultType")
-    """Indicates the type of the result, which allows the client to determine
-    how to parse the result object.
-
-    Servers implementing this protocol version MUST include this field.
-    For backward compatibility, when a client receives a result from a
-    server implementing an earlier protocol version (which does not include
-    `resultType`), the client MUST treat the absent field as `"complete"`."""
-
 
 class GetPromptResultResponse(MCPStruct, kw_only=True, tag_field="jsonrpc", tag="2.0"):
     """A successful response from the server for a {@link GetPromptRequestprompts/get} request."""
@@ -768,7 +732,7 @@ class GetPromptResultResponse(MCPStruct, kw_only=True, tag_field="jsonrpc", tag=
     id: RequestId
     """A uniquely identifying ID for a request in JSON-RPC."""
 
-    result: InputRequiredResultOrGetPromptResult
+    result: InputRequiredResult | GetPromptResult
 
 
 class HeaderMismatchError(MCPStruct, kw_only=True, tag_field="jsonrpc", tag="2.0"):
@@ -911,7 +875,7 @@ class Implementation(MCPStruct, kw_only=True):
     """An optional URL of the website for this implementation."""
 
 
-class InputRequiredResult(MCPStruct, kw_only=True):
+class InputRequiredResult(MCPStruct, kw_only=True, tag_field="resultType", tag="input_required"):
     """An InputRequiredResult sent by the server to indicate that additional input is needed
     before the request can be completed.
 
@@ -925,15 +889,6 @@ class InputRequiredResult(MCPStruct, kw_only=True):
     Keys are server-assigned identifiers; values are the request objects."""
 
     request_state: str | UnsetType = field(default=UNSET, name="requestState")
-
-    result_type: str = field(name="resultType")
-    """Indicates the type of the result, which allows the client to determine
-    how to parse the result object.
-
-    Servers implementing this protocol version MUST include this field.
-    For backward compatibility, when a client receives a result from a
-    server implementing an earlier protocol version (which does not include
-    `resultType`), the client MUST treat the absent field as `"complete"`."""
 
 
 class InputResponseRequestParams(MCPStruct, kw_only=True):
@@ -1067,13 +1022,13 @@ class ListPromptsRequest(
     """Common params for paginated requests."""
 
 
-class ListPromptsResult(MCPStruct, kw_only=True):
+class ListPromptsResult(MCPStruct, kw_only=True, tag_field="resultType", tag="complete"):
     """The result returned by the server for a {@link ListPromptsRequestprompts/list} request."""
 
     meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply."""
 
-    cache_scope: Literal["private", "public"] = field(name="cacheScope")
+    cache_scope: Literal["private", "public"] | UnsetType = field(default=UNSET, name="cacheScope")
     """Indicates the intended scope of the cached response, analogous to HTTP
     `Cache-Control: public` vs `Cache-Control: private`.
 
@@ -1091,16 +1046,7 @@ class ListPromptsResult(MCPStruct, kw_only=True):
 
     prompts: list[Prompt]
 
-    result_type: str = field(name="resultType")
-    """Indicates the type of the result, which allows the client to determine
-    how to parse the result object.
-
-    Servers implementing this protocol version MUST include this field.
-    For backward compatibility, when a client receives a result from a
-    server implementing an earlier protocol version (which does not include
-    `resultType`), the client MUST treat the absent field as `"complete"`."""
-
-    ttl_ms: Annotated[int, Meta(ge=0)] = field(name="ttlMs")
+    ttl_ms: Annotated[int, Meta(ge=0)] | UnsetType = field(default=UNSET, name="ttlMs")
     """A hint from the server indicating how long (in milliseconds) the
     client MAY cache this response before re-fetching. Semantics are
     analogous to HTTP Cache-Control max-age.
@@ -1135,13 +1081,13 @@ class ListResourceTemplatesRequest(
     """Common params for paginated requests."""
 
 
-class ListResourceTemplatesResult(MCPStruct, kw_only=True):
+class ListResourceTemplatesResult(MCPStruct, kw_only=True, tag_field="resultType", tag="complete"):
     """The result returned by the server for a {@link ListResourceTemplatesRequestresources/templates/list} request."""
 
     meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply."""
 
-    cache_scope: Literal["private", "public"] = field(name="cacheScope")
+    cache_scope: Literal["private", "public"] | UnsetType = field(default=UNSET, name="cacheScope")
     """Indicates the intended scope of the cached response, analogous to HTTP
     `Cache-Control: public` vs `Cache-Control: private`.
 
@@ -1159,16 +1105,7 @@ class ListResourceTemplatesResult(MCPStruct, kw_only=True):
 
     resource_templates: list[ResourceTemplate] = field(name="resourceTemplates")
 
-    result_type: str = field(name="resultType")
-    """Indicates the type of the result, which allows the client to determine
-    how to parse the result object.
-
-    Servers implementing this protocol version MUST include this field.
-    For backward compatibility, when a client receives a result from a
-    server implementing an earlier protocol version (which does not include
-    `resultType`), the client MUST treat the absent field as `"complete"`."""
-
-    ttl_ms: Annotated[int, Meta(ge=0)] = field(name="ttlMs")
+    ttl_ms: Annotated[int, Meta(ge=0)] | UnsetType = field(default=UNSET, name="ttlMs")
     """A hint from the server indicating how long (in milliseconds) the
     client MAY cache this response before re-fetching. Semantics are
     analogous to HTTP Cache-Control max-age.
@@ -1203,13 +1140,13 @@ class ListResourcesRequest(
     """Common params for paginated requests."""
 
 
-class ListResourcesResult(MCPStruct, kw_only=True):
+class ListResourcesResult(MCPStruct, kw_only=True, tag_field="resultType", tag="complete"):
     """The result returned by the server for a {@link ListResourcesRequestresources/list} request."""
 
     meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply."""
 
-    cache_scope: Literal["private", "public"] = field(name="cacheScope")
+    cache_scope: Literal["private", "public"] | UnsetType = field(default=UNSET, name="cacheScope")
     """Indicates the intended scope of the cached response, analogous to HTTP
     `Cache-Control: public` vs `Cache-Control: private`.
 
@@ -1227,16 +1164,7 @@ class ListResourcesResult(MCPStruct, kw_only=True):
 
     resources: list[Resource]
 
-    result_type: str = field(name="resultType")
-    """Indicates the type of the result, which allows the client to determine
-    how to parse the result object.
-
-    Servers implementing this protocol version MUST include this field.
-    For backward compatibility, when a client receives a result from a
-    server implementing an earlier protocol version (which does not include
-    `resultType`), the client MUST treat the absent field as `"complete"`."""
-
-    ttl_ms: Annotated[int, Meta(ge=0)] = field(name="ttlMs")
+    ttl_ms: Annotated[int, Meta(ge=0)] | UnsetType = field(default=UNSET, name="ttlMs")
     """A hint from the server indicating how long (in milliseconds) the
     client MAY cache this response before re-fetching. Semantics are
     analogous to HTTP Cache-Control max-age.
@@ -1312,13 +1240,13 @@ class ListToolsRequest(
     """Common params for paginated requests."""
 
 
-class ListToolsResult(MCPStruct, kw_only=True):
+class ListToolsResult(MCPStruct, kw_only=True, tag_field="resultType", tag="complete"):
     """The result returned by the server for a {@link ListToolsRequesttools/list} request."""
 
     meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply."""
 
-    cache_scope: Literal["private", "public"] = field(name="cacheScope")
+    cache_scope: Literal["private", "public"] | UnsetType = field(default=UNSET, name="cacheScope")
     """Indicates the intended scope of the cached response, analogous to HTTP
     `Cache-Control: public` vs `Cache-Control: private`.
 
@@ -1334,18 +1262,9 @@ class ListToolsResult(MCPStruct, kw_only=True):
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
 
-    result_type: str = field(name="resultType")
-    """Indicates the type of the result, which allows the client to determine
-    how to parse the result object.
-
-    Servers implementing this protocol version MUST include this field.
-    For backward compatibility, when a client receives a result from a
-    server implementing an earlier protocol version (which does not include
-    `resultType`), the client MUST treat the absent field as `"complete"`."""
-
     tools: list[Tool]
 
-    ttl_ms: Annotated[int, Meta(ge=0)] = field(name="ttlMs")
+    ttl_ms: Annotated[int, Meta(ge=0)] | UnsetType = field(default=UNSET, name="ttlMs")
     """A hint from the server indicating how long (in milliseconds) the
     client MAY cache this response before re-fetching. Semantics are
     analogous to HTTP Cache-Control max-age.
@@ -1782,13 +1701,13 @@ class ReadResourceRequestParams(MCPStruct, kw_only=True):
     """The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it."""
 
 
-class ReadResourceResult(MCPStruct, kw_only=True):
+class ReadResourceResult(MCPStruct, kw_only=True, tag_field="resultType", tag="complete"):
     """The result returned by the server for a {@link ReadResourceRequestresources/read} request."""
 
     meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply."""
 
-    cache_scope: Literal["private", "public"] = field(name="cacheScope")
+    cache_scope: Literal["private", "public"] | UnsetType = field(default=UNSET, name="cacheScope")
     """Indicates the intended scope of the cached response, analogous to HTTP
     `Cache-Control: public` vs `Cache-Control: private`.
 
@@ -1802,16 +1721,7 @@ class ReadResourceResult(MCPStruct, kw_only=True):
 
     contents: list[TextResourceContentsOrBlobResourceContents]
 
-    result_type: str = field(name="resultType")
-    """Indicates the type of the result, which allows the client to determine
-    how to parse the result object.
-
-    Servers implementing this protocol version MUST include this field.
-    For backward compatibility, when a client receives a result from a
-    server implementing an earlier protocol version (which does not include
-    `resultType`), the client MUST treat the absent field as `"complete"`."""
-
-    ttl_ms: Annotated[int, Meta(ge=0)] = field(name="ttlMs")
+    ttl_ms: Annotated[int, Meta(ge=0)] | UnsetType = field(default=UNSET, name="ttlMs")
     """A hint from the server indicating how long (in milliseconds) the
     client MAY cache this response before re-fetching. Semantics are
     analogous to HTTP Cache-Control max-age.
@@ -1828,7 +1738,7 @@ class ReadResourceResultResponse(MCPStruct, kw_only=True, tag_field="jsonrpc", t
     id: RequestId
     """A uniquely identifying ID for a request in JSON-RPC."""
 
-    result: InputRequiredResultOrReadResourceResult
+    result: InputRequiredResult | ReadResourceResult
 
 
 class Request(MCPStruct, kw_only=True):
@@ -2405,7 +2315,7 @@ class SubscriptionsListenRequestParams(MCPStruct, kw_only=True):
     requested."""
 
 
-class SubscriptionsListenResult(MCPStruct, kw_only=True):
+class SubscriptionsListenResult(MCPStruct, kw_only=True, tag_field="resultType", tag="complete"):
     """The response to a {@link SubscriptionsListenRequestsubscriptions/listen}
     request, signalling that the subscription has ended gracefully (for example,
     during server shutdown). Because the listen stream is long-lived, this result
@@ -2415,15 +2325,6 @@ class SubscriptionsListenResult(MCPStruct, kw_only=True):
     meta: dict[str, Any] = field(name="_meta")
     """Extends {@link ResultMetaObject} with the subscription-stream identifier carried by a
     {@link SubscriptionsListenResult}. All key naming rules from `MetaObject` apply."""
-
-    result_type: str = field(name="resultType")
-    """Indicates the type of the result, which allows the client to determine
-    how to parse the result object.
-
-    Servers implementing this protocol version MUST include this field.
-    For backward compatibility, when a client receives a result from a
-    server implementing an earlier protocol version (which does not include
-    `resultType`), the client MUST treat the absent field as `"complete"`."""
 
 
 class SubscriptionsListenResultMetaObject(MCPStruct, kw_only=True):
@@ -2976,72 +2877,6 @@ InputRequests: TypeAlias = dict[str, InputRequest]
 Keys are server-assigned identifiers; values are the request objects."""
 
 if TYPE_CHECKING:
-    InputRequiredResultOrCallToolResult: TypeAlias = InputRequiredResult | CallToolResult
-else:
-    InputRequiredResultOrCallToolResult = untagged_union(
-        "InputRequiredResultOrCallToolResult",
-        Variant(
-            CallToolResult,
-            "object",
-            ("content", "resultType"),
-            (),
-            ("_meta", "content", "isError", "resultType", "structuredContent"),
-        ),
-        Variant(
-            InputRequiredResult,
-            "object",
-            ("resultType",),
-            (),
-            ("_meta", "inputRequests", "requestState", "resultType"),
-        ),
-    )
-"""One of: InputRequiredResult, CallToolResult (told apart by shape when decoding)."""
-
-if TYPE_CHECKING:
-    InputRequiredResultOrGetPromptResult: TypeAlias = InputRequiredResult | GetPromptResult
-else:
-    InputRequiredResultOrGetPromptResult = untagged_union(
-        "InputRequiredResultOrGetPromptResult",
-        Variant(
-            GetPromptResult,
-            "object",
-            ("messages", "resultType"),
-            (),
-            ("_meta", "description", "messages", "resultType"),
-        ),
-        Variant(
-            InputRequiredResult,
-            "object",
-            ("resultType",),
-            (),
-            ("_meta", "inputRequests", "requestState", "resultType"),
-        ),
-    )
-"""One of: InputRequiredResult, GetPromptResult (told apart by shape when decoding)."""
-
-if TYPE_CHECKING:
-    InputRequiredResultOrReadResourceResult: TypeAlias = InputRequiredResult | ReadResourceResult
-else:
-    InputRequiredResultOrReadResourceResult = untagged_union(
-        "InputRequiredResultOrReadResourceResult",
-        Variant(
-            ReadResourceResult,
-            "object",
-            ("cacheScope", "contents", "resultType", "ttlMs"),
-            (),
-            ("_meta", "cacheScope", "contents", "resultType", "ttlMs"),
-        ),
-        Variant(
-            InputRequiredResult,
-            "object",
-            ("resultType",),
-            (),
-            ("_meta", "inputRequests", "requestState", "resultType"),
-        ),
-    )
-"""One of: InputRequiredResult, ReadResourceResult (told apart by shape when decoding)."""
-
-if TYPE_CHECKING:
     InputResponse: TypeAlias = CreateMessageResult | ListRootsResult | ElicitResult
 else:
     InputResponse = untagged_union(
@@ -3063,10 +2898,16 @@ InputResponses: TypeAlias = dict[str, InputResponse]
 Keys correspond to the keys in the {@link InputRequests} map;
 values are the client's result for each request."""
 
-JSONObject: TypeAlias = dict[str, Any]
+if TYPE_CHECKING:
+    JSONObject: TypeAlias = dict[str, "JSONValue"]
+else:
+    JSONObject: TypeAlias = dict[str, Any]
 """The `JSONObject` type of the MCP schema."""
 
-JSONValue: TypeAlias = JSONObject | list[Any] | str | int | float | bool
+if TYPE_CHECKING:
+    JSONValue: TypeAlias = JSONObject | list["JSONValue"] | str | int | float | bool
+else:
+    JSONValue: TypeAlias = JSONObject | list[Any] | str | int | float | bool
 """The `JSONValue` type of the MCP schema."""
 
 JSONArray: TypeAlias = list[JSONValue]
@@ -3306,8 +3147,8 @@ else:
         Variant(
             DiscoverResult,
             "object",
-            ("cacheScope", "capabilities", "resultType", "supportedVersions", "ttlMs"),
-            (),
+            ("capabilities", "resultType", "supportedVersions"),
+            (("resultType", "complete"),),
             (
                 "_meta",
                 "cacheScope",
@@ -3321,71 +3162,72 @@ else:
         Variant(
             ListResourcesResult,
             "object",
-            ("cacheScope", "resources", "resultType", "ttlMs"),
-            (),
+            ("resources", "resultType"),
+            (("resultType", "complete"),),
             ("_meta", "cacheScope", "nextCursor", "resources", "resultType", "ttlMs"),
         ),
         Variant(
             ListResourceTemplatesResult,
             "object",
-            ("cacheScope", "resourceTemplates", "resultType", "ttlMs"),
-            (),
+            ("resourceTemplates", "resultType"),
+            (("resultType", "complete"),),
             ("_meta", "cacheScope", "nextCursor", "resourceTemplates", "resultType", "ttlMs"),
         ),
         Variant(
             ReadResourceResult,
             "object",
-            ("cacheScope", "contents", "resultType", "ttlMs"),
-            (),
+            ("contents", "resultType"),
+            (("resultType", "complete"),),
             ("_meta", "cacheScope", "contents", "resultType", "ttlMs"),
-        ),
-        Variant(
-            ListPromptsResult,
-            "object",
-            ("cacheScope", "prompts", "resultType", "ttlMs"),
-            (),
-            ("_meta", "cacheScope", "nextCursor", "prompts", "resultType", "ttlMs"),
-        ),
-        Variant(
-            ListToolsResult,
-            "object",
-            ("cacheScope", "resultType", "tools", "ttlMs"),
-            (),
-            ("_meta", "cacheScope", "nextCursor", "resultType", "tools", "ttlMs"),
         ),
         Variant(
             SubscriptionsListenResult,
             "object",
             ("_meta", "resultType"),
-            (),
+            (("resultType", "complete"),),
             ("_meta", "resultType"),
+            nested=(("_meta", "io.modelcontextprotocol/subscriptionId"),),
+        ),
+        Variant(
+            ListPromptsResult,
+            "object",
+            ("prompts", "resultType"),
+            (("resultType", "complete"),),
+            ("_meta", "cacheScope", "nextCursor", "prompts", "resultType", "ttlMs"),
         ),
         Variant(
             GetPromptResult,
             "object",
             ("messages", "resultType"),
-            (),
+            (("resultType", "complete"),),
             ("_meta", "description", "messages", "resultType"),
+        ),
+        Variant(
+            ListToolsResult,
+            "object",
+            ("resultType", "tools"),
+            (("resultType", "complete"),),
+            ("_meta", "cacheScope", "nextCursor", "resultType", "tools", "ttlMs"),
         ),
         Variant(
             CallToolResult,
             "object",
             ("content", "resultType"),
-            (),
+            (("resultType", "complete"),),
             ("_meta", "content", "isError", "resultType", "structuredContent"),
         ),
         Variant(
             CompleteResult,
             "object",
             ("completion", "resultType"),
-            (),
+            (("resultType", "complete"),),
             ("_meta", "completion", "resultType"),
         ),
         Variant(
             InputRequiredResult,
             "object",
             ("resultType",),
-            (),
+            (("resultType", "input_required"),),
             ("_meta", "inputRequests", "requestState", "resultType"),
         ),
         Variant(Result, "object", (), ()),

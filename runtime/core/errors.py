@@ -1,4 +1,4 @@
-"""JSON-RPC error codes and the two protocol errors of the session (after h11's ``_util``).
+"""Every exception type of the runtime and the JSON-RPC error codes (after h11's ``_util``).
 
 ``LocalProtocolError`` means this side misused the API (a bug in our code); it is raised at
 once. ``RemoteProtocolError`` means the peer sent something invalid; the session turns it
@@ -53,3 +53,43 @@ class LocalProtocolError(ProtocolError):
 
 class RemoteProtocolError(ProtocolError):
     """The peer sent something the protocol forbids."""
+
+
+class MCPError(Exception):
+    """An error answer: raised by a handler to send it, or raised to a caller who received it."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"{message} (code {code})")
+        self.code = code
+        self.message = message
+        self.data = data
+
+    @classmethod
+    def from_error(cls, error: ErrorObject) -> MCPError:
+        """Build from the ``error`` member of a received error response."""
+        data = None if error.data is msgspec.UNSET else error.data
+        return cls(error.code, error.message, data)
+
+
+class RequestTimeout(Exception):
+    """A request got no response in time; it was cancelled on the wire."""
+
+
+class CapabilityError(Exception):
+    """A method may not be used: one side did not declare the capability it needs."""
+
+
+class UnsupportedVersion(Exception):
+    """The peer chose a protocol version this side does not support."""
+
+
+class ConnectionClosed(Exception):
+    """The transport is gone: the peer closed it, died, or we closed it."""
+
+
+class SessionExpired(Exception):
+    """The server no longer knows our session (HTTP 404): the client starts a new one.
+
+    Raised by ``Transport.write``; deliberately not a ``ConnectionClosed``, since the
+    connection itself is fine.
+    """

@@ -11,16 +11,15 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
 
-from .codec import decoder
 from .errors import (
     INTERNAL_ERROR,
+    INVALID_REQUEST,
     METHOD_NOT_FOUND,
-    PARSE_ERROR,
     ErrorObject,
     LocalProtocolError,
     RemoteProtocolError,
@@ -38,30 +37,59 @@ from .events import (
     RequestId,
     Response,
 )
-from .frame_guard import DEFAULT_MAX_DEPTH, frame_problem, shape_problem, well_formed
+from .frame_guard import DEFAULT_MAX_DEPTH, frame_problem, shape_problem
+from .lifecycle import Lifecycle, Phase, Sender, kind_of
 from .methods import MethodSpec
 from .wire import (
     ENCODER,
-    ENVELOPE_DECODER,
-    ERROR_DECODER,
-    FRAME_DECODER,
-    Envelope,
+    MIXED,
+    Inbound,
+    Malformed,
+    Message,
+    Outbound,
     OutError,
     OutRequest,
     OutResult,
+    Reader,
     as_id,
-    decode_params,
+    decode_error,
+    decode_result,
     encode_frame,
-    id_of,
     is_id,
     progress_frame,
-    read_token,
+    read_params,
+    reader_for,
+    request_params,
+    too_large,
     with_progress_token,
 )
 
 DEFAULT_MAX_FRAME_SIZE: Final = 4 * 1024 * 1024
 """Frames longer than this many bytes are refused unparsed unless the session says otherwise."""
 _RECENT_LIMIT: Final = 1024
+
+
+class _ProgressParams(Protocol):
+    """What the session reads of a decoded ``notifications/progress`` params object."""
+
+    @property
+    def progress_token(self) -> object:
+        """The token of the request the progress is about."""
+        ...
+
+
+class _CancelledParams(Protocol):
+    """What the session reads of a decoded ``notifications/cancelled`` params object."""
+
+    @property
+    def request_id(self) -> object:
+        """The id of the request being cancelled (absent for tasks in 2025-11-25)."""
+        ...
+
+    @property
+    def reason(self) -> object:
+        """Why, if said."""
+        ...
 
 
 class _Recent:
@@ -89,7 +117,7 @@ class _Batch:
     """The answers owed for one incoming batch, sent as one array when all are known."""
 
     def __init__(self) -> None:
-        self.entries: list[bytes | None] = []
+        self.entries: list[Outbound | None] = []
         self.pending = 0
         self.open = True
 
@@ -98,7 +126,7 @@ class _Batch:
 class _Outgoing:
     """One of our requests awaiting its response."""
 
-    spec: MethodSpec
+    spec: MethodSpec[Any, Any]
     progress_token: ProgressToken | None
 
 
@@ -113,27 +141,34 @@ class _Incoming:
 
 
 class Session:
-    """One side (client or server) of an MCP JSON-RPC connection, without any I/O."""
+    """One side (client or server) of an MCP JSON-RPC connection, without any I/O.
+
+    ``phase`` is where the lifecycle starts: a bare session (tests, embedding) is
+    ``UNMANAGED`` (its caller keeps the lifecycle); connections start theirs in
+    ``initial_phase(methods)`` and ``negotiate`` once the handshake chose a revision.
+    """
 
     def __init__(
         self,
-        methods: Mapping[str, MethodSpec],
+        methods: Mapping[str, MethodSpec[Any, Any]],
         *,
         role: Literal["client", "server"],
         batch: bool = False,
         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
+        phase: Phase = Phase.UNMANAGED,
         max_depth: int = DEFAULT_MAX_DEPTH,
     ) -> None:
         if role not in ("client", "server"):
             raise LocalProtocolError(f"role must be 'client' or 'server', not {role!r}")
         self.methods = methods
-        self.role = role
+        self.role: Sender = role
         self.batch = batch
         """Whether incoming batches are accepted (the revision's ``SUPPORTS_BATCH``)."""
         self.max_frame_size = max_frame_size
         self.max_depth = max_depth
         """Frames nesting arrays and objects deeper than this are refused unparsed (-32600)."""
-        self._peer: Final = "server" if role == "client" else "client"
+        self.lifecycle = Lifecycle(phase)
+        self._peer: Final[Sender] = "server" if role == "client" else "client"
         self._next_id = 1
         self._outgoing: dict[int, _Outgoing] = {}
         self._out_tokens: dict[ProgressToken, int] = {}
@@ -142,9 +177,68 @@ class Session:
         self._cancelled_out = _Recent()
         self._cancelled_in = _Recent()
         self._cancelled_tokens = _Recent()
-        self._queue: list[bytes] = []
+        self._queue: list[Outbound] = []
+        self._reader: Reader | None = None
+        self._awaiting: dict[Any, int] = {}
+        """How many of our pending requests await each result type (for one-pass decoding)."""
 
     # -- state -------------------------------------------------------------------------------
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @property
+    def phase(self) -> Phase:
+        """Where the connection is in the lifecycle."""
+        return self.lifecycle.phase
+
+    @property
+    def protocol_version(self) -> str:
+        """The negotiated protocol version ("" before negotiation and when stateless)."""
+        return self.lifecycle.version
+
+    def negotiate(
+        self,
+        version: str,
+        methods: Mapping[str, MethodSpec[Any, Any]],
+        *,
+        batch: bool,
+        handshake: bool = True,
+    ) -> None:
+        """Adopt what the handshake chose: the version, its method table, batch support.
+
+        ``handshake=False`` serves a version without a handshake (stateless HTTP of an
+        initialize-era revision): the connection is operating at once.
+        """
+        self.lifecycle.negotiated(version, handshake=handshake)
+        self.methods = methods
+        self.batch = batch
+
+    def restart(self) -> None:
+        """Go back to awaiting ``initialize`` (the client starts a new HTTP session)."""
+        self.lifecycle.restart()
+
+    def close(self) -> None:
+        """Record that the connection ended; nothing may be sent or received any more."""
+        self.lifecycle.close()
+
+    def _admit_sent(self, method: str, request: bool) -> None:
+        """Refuse what our phase does not admit from us; record what it does."""
+        kind = kind_of(method, request)
+        lifecycle = self.lifecycle
+        if not lifecycle.admits(kind, self.role):
+            raise LocalProtocolError(lifecycle.refusal(method, kind, self.role))
+        lifecycle.process(kind, self.role)
+
+    def _admit_received(self, method: str, request: bool) -> str | None:
+        """Return why the peer's message is refused in our phase, or record it and None."""
+        kind = kind_of(method, request)
+        lifecycle = self.lifecycle
+        if not lifecycle.admits(kind, self._peer):
+            return lifecycle.refusal(method, kind, self._peer)
+        lifecycle.process(kind, self._peer)
+        return None
+
+    # -- state ---------------------------------------------------------------------------
 
     @property
     def pending_requests(self) -> frozenset[int]:
@@ -156,69 +250,63 @@ class Session:
         """Ids of the peer's requests we have not answered (nor seen cancelled)."""
         return frozenset(self._incoming)
 
+    def messages_to_send(self) -> list[Outbound]:
+        """Return the messages queued since the last call, oldest first, and forget them."""
+        messages, self._queue = self._queue, []
+        return messages
+
     def data_to_send(self) -> list[bytes]:
         """Return the frames queued since the last call, oldest first, and forget them."""
-        frames, self._queue = self._queue, []
-        return frames
+        return [message.data for message in self.messages_to_send()]
 
     # -- incoming ----------------------------------------------------------------------------
 
-    def receive(self, frame: bytes) -> list[Event]:
-        """Process one incoming frame (one JSON value) and return what it meant."""
-        events: list[Event] = []
+    def parse(self, frame: bytes) -> Inbound:
+        """Parse one incoming frame without acting on it (``receive`` takes the result).
+
+        Decodes in one pass what the expected types allow: the peer's requests and
+        notifications, or the results our pending requests await. The HTTP server routes a
+        POST on the result before handing it to ``receive``, so nothing is parsed twice.
+        """
         if len(frame) > self.max_frame_size:
-            message = f"Frame of {len(frame)} bytes exceeds the limit of {self.max_frame_size}"
-            self._refuse(events, RemoteProtocolError(message), None, None)
-            return events
-        value = self._decode(frame, events)
-        if value is None:
-            return events
-        if isinstance(value, Envelope):
-            self._dispatch(value, events, None)
-        elif not self.batch:
-            error = RemoteProtocolError("Invalid request: batches are not supported")
-            self._refuse(events, error, None, None)
-        elif not value:
-            self._refuse(events, RemoteProtocolError("Invalid request: empty batch"), None, None)
-        else:
+            return too_large(len(frame), self.max_frame_size)
+        problem = frame_problem(frame, self.max_depth)  # what msgspec would raise, not answer
+        if problem is not None:
+            return Inbound([Malformed(problem)])
+        reader = self._reader
+        if reader is None or reader.methods is not self.methods:
+            reader = self._reader = reader_for(self.methods, self._peer)
+        awaiting = self._awaiting
+        if not awaiting:
+            return reader.parse(frame)
+        return reader.parse(frame, next(iter(awaiting)) if len(awaiting) == 1 else MIXED)
+
+    def receive(self, frame: bytes | Inbound) -> list[Event]:
+        """Process one incoming frame (one JSON value, or ``parse``'s result); say what it meant."""
+        inbound = frame if isinstance(frame, Inbound) else self.parse(frame)
+        events: list[Event] = []
+        batch: _Batch | None = None
+        if inbound.batch:
+            if not self.batch:
+                error = RemoteProtocolError("Invalid request: batches are not supported")
+                self._refuse(events, error, None, None)
+                return events
+            if not inbound.messages:
+                error = RemoteProtocolError("Invalid request: empty batch")
+                self._refuse(events, error, None, None)
+                return events
             batch = _Batch()
-            for raw in value:
-                try:
-                    envelope = ENVELOPE_DECODER.decode(raw)
-                except msgspec.ValidationError as exc:
-                    error = RemoteProtocolError(f"Invalid request: {exc}")
-                    self._refuse(events, error, id_of(raw), batch)
-                else:
-                    self._dispatch(envelope, events, batch)
+        for message in inbound.messages:
+            if isinstance(message, Malformed):
+                self._refuse(events, message.error, message.id, batch)
+            else:
+                self._dispatch(message, events, batch)
+        if batch is not None:
             batch.open = False
             self._flush(batch)
         return events
 
-    def _decode(self, frame: bytes, events: list[Event]) -> Envelope | list[Raw] | None:
-        """Decode a frame's envelope; None (the error answered) if it is unfit or malformed."""
-        problem = frame_problem(frame, self.max_depth)
-        if problem is not None:
-            self._refuse(events, problem, None, None)
-            return None
-        try:
-            value: Envelope | list[Raw] = FRAME_DECODER.decode(frame)
-        except msgspec.ValidationError as exc:
-            # A typed decode stops at the first wrong value: the text may be malformed after it.
-            if well_formed(frame):
-                error = RemoteProtocolError(f"Invalid request: {exc}")
-                self._refuse(events, error, id_of(frame), None)
-                return None
-            error = RemoteProtocolError("Parse error: not well-formed JSON", PARSE_ERROR)
-        except msgspec.DecodeError as exc:
-            error = RemoteProtocolError(f"Parse error: {exc}", PARSE_ERROR)
-        except RecursionError:  # only if the caller's stack is already deep
-            error = RemoteProtocolError("Invalid request: the frame nests too deep")
-        else:
-            return value
-        self._refuse(events, error, None, None)
-        return None
-
-    def _dispatch(self, env: Envelope, events: list[Event], batch: _Batch | None) -> None:
+    def _dispatch(self, env: Message, events: list[Event], batch: _Batch | None) -> None:
         """Classify one decoded message and handle it."""
         id_ = as_id(env.id)
         problem = shape_problem(env)
@@ -235,14 +323,14 @@ class Session:
             assert not isinstance(env.error, UnsetType)
             self._on_response(id_, None, env.error, events)
 
-    def _peer_may_send(self, spec: MethodSpec | None, kind: str) -> bool:
+    def _peer_may_send(self, spec: MethodSpec[Any, Any] | None, kind: str) -> bool:
         return spec is not None and spec.kind == kind and spec.direction in (self._peer, "both")
 
     def _on_request(
         self,
         id_: RequestId,
         method: str,
-        raw: Raw | UnsetType,
+        raw: Any,
         events: list[Event],
         b: _Batch | None,
     ) -> None:
@@ -252,11 +340,12 @@ class Session:
             error = RemoteProtocolError(f"Invalid request: request id {id_!r} is already in flight")
         elif not self._peer_may_send(spec, "request"):
             error = RemoteProtocolError(f"Method not found: {method}", METHOD_NOT_FOUND)
+        elif (refused := self._admit_received(method, True)) is not None:
+            error = RemoteProtocolError(f"Invalid request: {refused}", INVALID_REQUEST)
         else:
             assert spec is not None
             try:
-                params = decode_params(spec, raw)
-                token = read_token(raw)
+                params, token = request_params(spec, raw)
             except RemoteProtocolError as exc:
                 error = exc
             else:
@@ -271,29 +360,36 @@ class Session:
                 return
         self._refuse(events, error, id_, b)
 
-    def _on_notification(self, method: str, raw: Raw | UnsetType, events: list[Event]) -> None:
+    def _on_notification(self, method: str, raw: Any, events: list[Event]) -> None:
         """Decode one incoming notification; unknown ones are ignored, bad ones recorded."""
         spec = self.methods.get(method)
         if spec is None or not self._peer_may_send(spec, "notification"):
             return
+        refused = self._admit_received(method, False)
+        if refused is not None:
+            events.append(ProtocolViolation(RemoteProtocolError(refused)))
+            return
         try:
-            params = decode_params(spec, raw)
+            params = read_params(spec, raw)
         except RemoteProtocolError as exc:
             events.append(ProtocolViolation(exc))
             return
         if method == "notifications/cancelled":
             self._on_cancelled(params, events)
         elif method == "notifications/progress":
-            token = as_id(getattr(params, "progress_token", None))
+            progress: _ProgressParams | None = params
+            token = None if progress is None else as_id(progress.progress_token)
             ours = None if token is None else self._out_tokens.get(token)
             if ours is not None:  # progress for a finished or unknown request is dropped
                 events.append(Progress(ours, params))
         else:
             events.append(Notification(method, params))
 
-    def _on_cancelled(self, params: Any, events: list[Event]) -> None:
+    def _on_cancelled(self, params: _CancelledParams | None, events: list[Event]) -> None:
         """Mark an incoming request cancelled; unknown ids and ``initialize`` are ignored."""
-        request_id = as_id(getattr(params, "request_id", None))
+        if params is None:
+            return
+        request_id = as_id(params.request_id)
         entry = None if request_id is None else self._incoming.get(request_id)
         if request_id is None or entry is None or entry.method == "initialize":
             return
@@ -303,11 +399,11 @@ class Session:
             self._in_tokens.pop(entry.progress_token, None)
             self._cancelled_tokens.add(entry.progress_token)
         self._settle(entry, None)
-        reason = getattr(params, "reason", None)
+        reason = params.reason
         events.append(Cancelled(request_id, reason if isinstance(reason, str) else None))
 
     def _on_response(
-        self, id_: RequestId | None, result: Raw | None, raw_error: Raw | None, events: list[Event]
+        self, id_: RequestId | None, result: Any, raw_error: Raw | None, events: list[Event]
     ) -> None:
         """Correlate a response with our request and decode it."""
         pending = self._outgoing.pop(id_, None) if isinstance(id_, int) else None
@@ -316,7 +412,7 @@ class Session:
                 return  # the late answer to a request we cancelled
             if raw_error is not None and id_ is None:
                 try:
-                    error = ERROR_DECODER.decode(raw_error)
+                    error = decode_error(raw_error)
                 except msgspec.ValidationError as exc:
                     events.append(ProtocolViolation(RemoteProtocolError(f"Invalid error: {exc}")))
                 else:
@@ -326,15 +422,16 @@ class Session:
             events.append(ProtocolViolation(RemoteProtocolError(message), id_))
             return
         assert isinstance(id_, int)
+        self._expect(pending.spec, -1)
         if pending.progress_token is not None:
             self._out_tokens.pop(pending.progress_token, None)
         method = pending.spec.method
         try:
             if raw_error is not None:
-                events.append(ErrorResponse(id_, method, ERROR_DECODER.decode(raw_error)))
+                events.append(ErrorResponse(id_, method, decode_error(raw_error)))
             else:
                 assert result is not None
-                events.append(Response(id_, method, decoder(pending.spec.result).decode(result)))
+                events.append(Response(id_, method, decode_result(pending.spec, result)))
         except msgspec.ValidationError as exc:
             kind = "error" if raw_error is not None else "result"
             events.append(
@@ -351,14 +448,23 @@ class Session:
         """Queue the error response for a bad message and record the violation."""
         events.append(ProtocolViolation(error, id_))
         frame = ENCODER.encode(OutError("2.0", id_, error.error_object()))
+        message = Outbound(frame, "response", ids=() if id_ is None else (id_,))
         if b is None:
-            self._queue.append(frame)
+            self._queue.append(message)
         else:
-            b.entries.append(frame)
+            b.entries.append(message)
+
+    def _expect(self, spec: MethodSpec[Any, Any], delta: int) -> None:
+        """Count our pending requests per result type (one shared type: one-pass decoding)."""
+        count = self._awaiting.get(spec.result, 0) + delta
+        if count > 0:
+            self._awaiting[spec.result] = count
+        else:
+            self._awaiting.pop(spec.result, None)
 
     # -- outgoing ----------------------------------------------------------------------------
 
-    def _spec_we_send(self, method: str, kind: str) -> MethodSpec:
+    def _spec_we_send(self, method: str, kind: str) -> MethodSpec[Any, Any]:
         spec = self.methods.get(method)
         if spec is None:
             raise LocalProtocolError(f"unknown method {method!r}")
@@ -369,9 +475,15 @@ class Session:
         return spec
 
     def send_request(
-        self, method: str, params: Any = None, *, progress_token: ProgressToken | None = None
+        self,
+        method: str | MethodSpec[Any, Any],
+        params: Any = None,
+        *,
+        progress_token: ProgressToken | None = None,
     ) -> int:
-        """Queue a request and return its id (ints, increasing from 1)."""
+        """Queue a request (by wire name or spec) and return its id (ints, increasing from 1)."""
+        if not isinstance(method, str):
+            method = method.method
         spec = self._spec_we_send(method, "request")
         if params is None and spec.params_required and progress_token is None:
             raise LocalProtocolError(f"{method!r} requires params")
@@ -382,22 +494,28 @@ class Session:
                 raise LocalProtocolError(f"progress token {progress_token!r} is already in use")
             params = with_progress_token(params, progress_token)
         request_id = self._next_id
-        out = OutRequest("2.0", request_id, method, UNSET if params is None else params)
-        self._queue.append(encode_frame(out))
+        frame = encode_frame(
+            OutRequest("2.0", request_id, method, UNSET if params is None else params)
+        )
+        self._admit_sent(method, True)
+        self._queue.append(Outbound(frame, "request", method, (request_id,)))
         self._next_id += 1
         self._outgoing[request_id] = _Outgoing(spec, progress_token)
+        self._expect(spec, 1)
         if progress_token is not None:
             self._out_tokens[progress_token] = request_id
         return request_id
 
-    def send_notification(self, method: str, params: Any = None) -> None:
-        """Queue a notification."""
+    def send_notification(self, method: str | MethodSpec[Any, Any], params: Any = None) -> None:
+        """Queue a notification (by wire name or spec)."""
+        if not isinstance(method, str):
+            method = method.method
         spec = self._spec_we_send(method, "notification")
         if params is None and spec.params_required:
             raise LocalProtocolError(f"{method!r} requires params")
-        self._queue.append(
-            encode_frame(OutRequest("2.0", UNSET, method, UNSET if params is None else params))
-        )
+        frame = encode_frame(OutRequest("2.0", UNSET, method, UNSET if params is None else params))
+        self._admit_sent(method, False)
+        self._queue.append(Outbound(frame, "notification", method))
 
     def send_response(self, request_id: RequestId, result: Any) -> bool:
         """Answer a peer's request; False (nothing sent) when the peer had cancelled it."""
@@ -421,14 +539,14 @@ class Session:
             if self._cancelled_in.take(request_id):
                 return False
             raise LocalProtocolError(f"no request {request_id!r} from the peer is in flight")
-        frame: bytes = build()
+        frame = Outbound(build(), "response", ids=(request_id,))
         del self._incoming[request_id]
         if entry.progress_token is not None:
             self._in_tokens.pop(entry.progress_token, None)
         self._settle(entry, frame)
         return True
 
-    def _settle(self, entry: _Incoming, frame: bytes | None) -> None:
+    def _settle(self, entry: _Incoming, frame: Outbound | None) -> None:
         """Send a response frame, or fill its batch slot (None: cancelled, no entry)."""
         if entry.batch is None:
             if frame is not None:
@@ -443,7 +561,9 @@ class Session:
             return
         parts = [entry for entry in batch.entries if entry is not None]
         if parts:
-            self._queue.append(b"[" + b",".join(parts) + b"]")
+            data = b"[" + b",".join(part.data for part in parts) + b"]"
+            ids = tuple(rid for part in parts for rid in part.ids)
+            self._queue.append(Outbound(data, "response", ids=ids))
 
     def cancel(self, request_id: int, reason: str | None = None) -> None:
         """Cancel one of our requests: send ``notifications/cancelled``, drop any late answer."""
@@ -456,10 +576,12 @@ class Session:
         params: dict[str, Any] = {"requestId": request_id}
         if reason is not None:
             params["reason"] = reason
+        frame = encode_frame(OutRequest("2.0", UNSET, "notifications/cancelled", params))
         self._queue.append(
-            encode_frame(OutRequest("2.0", UNSET, "notifications/cancelled", params))
+            Outbound(frame, "notification", "notifications/cancelled", cancels=request_id)
         )
         del self._outgoing[request_id]
+        self._expect(pending.spec, -1)
         if pending.progress_token is not None:
             self._out_tokens.pop(pending.progress_token, None)
         self._cancelled_out.add(request_id)
@@ -477,5 +599,6 @@ class Session:
                 return False
             raise LocalProtocolError(f"progress token {token!r} names no request in flight")
         self._spec_we_send("notifications/progress", "notification")
-        self._queue.append(progress_frame(token, progress, total, message))
+        frame = progress_frame(token, progress, total, message)
+        self._queue.append(Outbound(frame, "notification", "notifications/progress"))
         return True

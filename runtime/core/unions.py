@@ -12,7 +12,7 @@ from __future__ import annotations
 import abc
 import typing
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, TypeGuard, cast
 
 import msgspec
 
@@ -36,18 +36,21 @@ class Variant:
     consts: tuple[tuple[str, Any], ...] = ()
     known: tuple[str, ...] = ()
     """Every field name of an object variant: the variant that knows most keys of a value wins."""
+    nested: tuple[tuple[str, str], ...] = ()
+    """(member, key): a key the value's member must hold (a required key of an open ``_meta``)."""
 
     def score(self, value: Any) -> int:
         """How many keys of an object value this variant knows."""
-        return sum(1 for key in value if key in self.known) if isinstance(value, dict) else 0
+        return sum(1 for key in value if key in self.known) if _is_object(value) else 0
 
     def matches(self, value: Any) -> bool:
         """Whether ``value`` has this variant's shape (its fields are checked by msgspec after)."""
         if self.kind == "object":
             return (
-                isinstance(value, dict)
+                _is_object(value)
                 and all(key in value for key in self.required)
                 and all(value.get(key) == const for key, const in self.consts)
+                and all(_holds(value.get(member), key) for member, key in self.nested)
             )
         if self.kind == "any":
             return True
@@ -55,6 +58,16 @@ class Variant:
         if isinstance(value, bool) and bool not in checks:
             return False
         return isinstance(value, checks)
+
+
+def _is_object(value: object) -> TypeGuard[dict[str, Any]]:
+    """Whether a decoded JSON value is an object."""
+    return isinstance(value, dict)
+
+
+def _holds(member: object, key: str) -> bool:
+    """Whether an object member holds ``key``."""
+    return _is_object(member) and key in member
 
 
 class UntaggedUnion(abc.ABC):  # noqa: B024 - an ABC for virtual subclasses only
@@ -101,15 +114,21 @@ def untagged_union(name: str, *variants: Variant) -> type[UntaggedUnion]:
     return cls
 
 
-def _runtime_class(tp: Any) -> type | None:
+def _runtime_class(tp: Any) -> type[Any] | None:
     """The class values of ``tp`` have at run time (``list[X]``: list, ``Literal["a"]``: str)."""
     origin = typing.get_origin(tp)
     if origin is typing.Annotated:
         return _runtime_class(typing.get_args(tp)[0])
     if origin is typing.Literal:
-        return type(typing.get_args(tp)[0])
-    found = origin or tp
-    return found if isinstance(found, type) else None
+        first: object = typing.get_args(tp)[0]
+        return type(first)
+    found: object = origin or tp
+    return found if _is_class(found) else None
+
+
+def _is_class(value: object) -> TypeGuard[type[Any]]:
+    """Whether ``value`` is a class."""
+    return isinstance(value, type)
 
 
 def dec_hook(tp: Any, value: Any) -> Any:

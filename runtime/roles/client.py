@@ -9,37 +9,67 @@ refused locally when the server did not declare the capability they need.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar, cast
 
 import msgspec
 
 from ..core.codec import convert
-from ..core.errors import METHOD_NOT_FOUND
-from ..core.events import Notification, Request
-from ..core.lifecycle import accept_version, as_json, gate
+from ..core.errors import MCPError, SessionExpired
+from ..core.lifecycle import accept_version, as_json, initial_phase
 from ..core.methods import MethodSpec
 from ..core.session import Session
-from ..transports.base import SessionExpired, Transport
-from .peer import MCPError, Peer, ProgressCallback
-from .server import Connection, RequestContext, implemented_capabilities, is_implemented
+from ..transports.base import Transport
+from .connection import (
+    DEFAULT,
+    Connection,
+    Default,
+    implemented_capabilities,
+    implemented_handlers,
+)
+from .peer import Peer, ProgressCallback
+
+__all__ = ["DEFAULT", "ClientBase", "Default", "InitializeResultLike", "connect_any"]
 
 DEFAULT_TIMEOUT_S = 60.0
 """How long a request waits for its response unless the call or the client says otherwise."""
 
 
-class Default:
-    """The type of ``DEFAULT``: use the client's own timeout."""
+class InitializeResultLike(Protocol):
+    """What the client reads of any revision's ``InitializeResult``."""
+
+    @property
+    def protocol_version(self) -> str:
+        """The version the server chose."""
+        ...
+
+    @property
+    def capabilities(self) -> object:
+        """The server's capabilities."""
+        ...
+
+    @property
+    def server_info(self) -> object:
+        """The server's name and version."""
+        ...
+
+    @property
+    def instructions(self) -> str | msgspec.UnsetType:
+        """How to use the server, if it says."""
+        ...
 
 
-DEFAULT = Default()
+InitT = TypeVar("InitT", bound=InitializeResultLike)
 
 
-class ClientBase(Connection):
-    """Base of generated ``Client`` classes; override the handlers of what the server may ask."""
+class ClientBase(Connection, Generic[InitT]):
+    """Base of generated ``Client`` classes; override the handlers of what the server may ask.
+
+    ``InitT`` is the revision's ``InitializeResult``: what ``connect*`` return.
+    """
 
     PROTOCOL_VERSION: ClassVar[str]
-    METHODS: ClassVar[Mapping[str, MethodSpec]]
+    METHODS: ClassVar[Mapping[str, MethodSpec[Any, Any]]]
     SUPPORTS_BATCH: ClassVar[bool]
     ROUTES: ClassVar[Mapping[str, str]]
     """Method name -> name of its handler, for every request a server may send."""
@@ -58,12 +88,18 @@ class ClientBase(Connection):
         self.version = version
         self.timeout = timeout
         self.methods = self.METHODS
+        self.handlers = implemented_handlers(self, self.ROUTES)
         self.server_info: dict[str, Any] = {}
         self.instructions: str | None = None
-        self.initialize_result: Any = None
+        self.initialize_result: InitT | None = None
         self._reader: asyncio.Task[None] | None = None
         self._generation = 0
         self._renew_lock = asyncio.Lock()
+
+    @property
+    def default_timeout(self) -> float | None:
+        """The client's ``timeout``: what requests wait unless the call says otherwise."""
+        return self.timeout
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -76,28 +112,27 @@ class ClientBase(Connection):
 
     async def connect(
         self, transport: Transport, describe_close: Callable[[], str] | None = None
-    ) -> Any:
+    ) -> InitT:
         """Run the handshake over ``transport``; return the server's initialize result."""
         await connect_any(transport, [self], describe_close)
+        assert self.initialize_result is not None
         return self.initialize_result
 
-    async def _finish(self, result: Any) -> None:
-        """Record the server's initialize result and send ``notifications/initialized``."""
+    async def _finish(self, result: InitT) -> None:
+        """Adopt the server's initialize result and send ``notifications/initialized``."""
         self.initialize_result = result
-        self.protocol_version = result.protocol_version
+        self.negotiate(result.protocol_version, self.METHODS, batch=self.SUPPORTS_BATCH)
         self.their_capabilities = as_json(result.capabilities)
         self.server_info = as_json(result.server_info)
-        instructions = getattr(result, "instructions", msgspec.UNSET)
-        self.instructions = None if instructions is msgspec.UNSET else instructions
+        instructions = result.instructions
+        self.instructions = None if isinstance(instructions, msgspec.UnsetType) else instructions
         await self.peer.notify("notifications/initialized")
 
-    def _adopt(self, other: ClientBase, declared: dict[str, Any]) -> None:
+    def _adopt(self, other: ClientBase[Any], declared: dict[str, Any]) -> None:
         """Take over the connection ``other`` opened (its handshake chose our revision)."""
         self.peer = other.peer
         self._reader = other._reader
         other._reader = None
-        self.peer.session.methods = self.METHODS
-        self.peer.session.batch = self.SUPPORTS_BATCH
         self.peer.retarget(self._on_request, self._on_notification)
         self.our_capabilities = declared
 
@@ -107,7 +142,7 @@ class ClientBase(Connection):
         args: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
-    ) -> Any:
+    ) -> InitT:
         """Start an MCP server as a subprocess and connect to it over stdio."""
         from ..transports.stdio import spawn_server
 
@@ -125,7 +160,7 @@ class ClientBase(Connection):
         await asyncio.gather(self._reader, return_exceptions=True)
         self._reader = None
 
-    async def __aenter__(self) -> ClientBase:
+    async def __aenter__(self) -> Self:
         """Use the client as an async context manager (``close`` on exit)."""
         return self
 
@@ -133,41 +168,73 @@ class ClientBase(Connection):
         """Close the connection."""
         await self.close()
 
-    # -- requests and notifications -----------------------------------------------------
+    @staticmethod
+    async def handshake(
+        transport: Transport,
+        clients: Sequence[ClientBase[Any]],
+        describe_close: Callable[[], str] | None = None,
+    ) -> ClientBase[Any]:
+        """Run ``initialize`` for several revisions' clients at once (see ``connect_any``)."""
+        if not clients:
+            raise ValueError("connect_any needs at least one client")
+        ordered = sorted(clients, key=lambda c: c.PROTOCOL_VERSION)
+        first, by_version = ordered[-1], {c.PROTOCOL_VERSION: c for c in ordered}
+        session = Session(
+            first.METHODS,
+            role="client",
+            batch=first.SUPPORTS_BATCH,
+            phase=initial_phase(first.METHODS),
+        )
+        first.peer = Peer(
+            session, transport, first._on_request, first._on_notification, describe_close
+        )
+        first._reader = asyncio.create_task(first.peer.run())
+        declared = _common_capabilities([c.capabilities() for c in ordered])
+        try:
+            result = await first._initialize(declared)
+            chosen = by_version[accept_version(result.protocol_version, by_version)]
+        except BaseException:
+            await first.close()
+            raise
+        if chosen is not first:
+            chosen._adopt(first, declared)
+            # The result was decoded with the newest revision's types: decode it with the chosen's.
+            result = convert(msgspec.to_builtins(result), chosen.METHODS["initialize"].result)
+        await chosen._finish(result)
+        return chosen
 
-    async def request(
+    # -- requests ---------------------------------------------------------------------------
+
+    async def _send_request(
         self,
-        method: str,
-        params: Any = None,
-        *,
-        timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
-        **_: Any,
+        spec: MethodSpec[Any, Any],
+        params: Any,
+        timeout: float | None,
+        progress: ProgressCallback | None,
     ) -> Any:
-        """Send a request the server's capabilities allow; return its decoded result."""
-        self.check(method, sending=True)
-        wait = self.timeout if isinstance(timeout, Default) else timeout
+        """Send one request; if the server ended the HTTP session, start a new one and retry."""
         generation = self._generation
         try:
-            return await self.peer.request(method, params, timeout=wait, progress=progress)
+            return await self.peer.request(spec, params, timeout=timeout, progress=progress)
         except (SessionExpired, MCPError) as exc:
             if isinstance(exc, MCPError) and not _session_expired(exc):
                 raise
             # The server ended the session (HTTP 404): start a new one, then retry once.
             await self._renew_session(generation)
-            return await self.peer.request(method, params, timeout=wait, progress=progress)
+            return await self.peer.request(spec, params, timeout=timeout, progress=progress)
 
     async def _renew_session(self, generation: int) -> None:
         """Run the handshake again, once, however many requests found the session expired."""
         async with self._renew_lock:
             if generation != self._generation:
                 return
+            self.peer.session.restart()
             result = await self._initialize(self.our_capabilities)
             accept_version(result.protocol_version, [self.PROTOCOL_VERSION])
             await self._finish(result)
             self._generation += 1
 
-    async def _initialize(self, capabilities: dict[str, Any]) -> Any:
+    async def _initialize(self, capabilities: dict[str, Any]) -> InitT:
         """Send ``initialize`` with this client's version and ``capabilities``."""
         self.our_capabilities = capabilities
         params = {
@@ -175,7 +242,8 @@ class ClientBase(Connection):
             "capabilities": self.our_capabilities,
             "clientInfo": {"name": self.name, "version": self.version},
         }
-        return await self.peer.request("initialize", params, timeout=self.timeout)
+        result: InitT = await self.peer.request("initialize", params, timeout=self.timeout)
+        return result
 
     async def ping(self, timeout: float | Default | None = DEFAULT) -> None:
         """Check that the server answers."""
@@ -183,54 +251,21 @@ class ClientBase(Connection):
 
     # -- what the server sends -----------------------------------------------------------
 
-    async def _on_request(self, request: Request) -> Any:
-        if request.method == "ping":
-            return {}
-        spec = self.METHODS[request.method]
-        attr = self.ROUTES.get(request.method)
-        why = gate(spec, ours=self.our_capabilities, theirs=self.their_capabilities, sending=False)
-        if why is not None or attr is None or not is_implemented(self, attr):
-            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method}")
-        handler: Callable[[Any, RequestContext], Awaitable[Any]] = getattr(self, attr)
-        return await handler(request.params, RequestContext(self, request))
-
-    async def _on_notification(self, notification: Notification) -> None:
-        await self.on_notification(notification.method, notification.params)
-
     async def on_notification(self, method: str, params: Any) -> None:
         """Receive a server notification (log messages, list changes, resource updates); no-op."""
 
 
 async def connect_any(
     transport: Transport,
-    clients: Sequence[ClientBase],
+    clients: Sequence[ClientBase[Any]],
     describe_close: Callable[[], str] | None = None,
-) -> ClientBase:
+) -> ClientBase[Any]:
     """Negotiate among several revisions' clients; return the one the server's version chose.
 
     The newest client proposes its version; if the server answers an older one that another
     client speaks, that client takes over the connection. Otherwise ``UnsupportedVersion``.
     """
-    if not clients:
-        raise ValueError("connect_any needs at least one client")
-    ordered = sorted(clients, key=lambda c: c.PROTOCOL_VERSION)
-    first, by_version = ordered[-1], {c.PROTOCOL_VERSION: c for c in ordered}
-    session = Session(first.METHODS, role="client", batch=first.SUPPORTS_BATCH)
-    first.peer = Peer(session, transport, first._on_request, first._on_notification, describe_close)
-    first._reader = asyncio.create_task(first.peer.run())
-    declared = _common_capabilities([c.capabilities() for c in ordered])
-    try:
-        result = await first._initialize(declared)
-        chosen = by_version[accept_version(result.protocol_version, by_version)]
-    except BaseException:
-        await first.close()
-        raise
-    if chosen is not first:
-        chosen._adopt(first, declared)
-        # The result was decoded with the newest revision's types; decode it with the chosen one's.
-        result = convert(msgspec.to_builtins(result), chosen.METHODS["initialize"].result)
-    await chosen._finish(result)
-    return chosen
+    return await ClientBase.handshake(transport, clients, describe_close)
 
 
 def _common_capabilities(every: list[dict[str, Any]]) -> dict[str, Any]:
@@ -241,9 +276,10 @@ def _common_capabilities(every: list[dict[str, Any]]) -> dict[str, Any]:
         if any(other is None for other in others):
             continue
         if isinstance(value, dict):
+            members = cast(dict[str, Any], value)
             common[name] = {
                 k: v
-                for k, v in value.items()
+                for k, v in members.items()
                 if all(isinstance(o, dict) and k in o for o in others)
             }
         else:
@@ -253,4 +289,5 @@ def _common_capabilities(every: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _session_expired(error: MCPError) -> bool:
     """Whether an error answer says the HTTP session expired (the transport marks it)."""
-    return isinstance(error.data, dict) and error.data.get("sessionExpired") is True
+    data: object = error.data
+    return isinstance(data, dict) and cast(dict[str, Any], data).get("sessionExpired") is True

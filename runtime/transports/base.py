@@ -1,38 +1,42 @@
-"""The whole transport interface: read a frame, write a frame, close."""
+"""The whole transport interface: read a frame, write a message, learn the version, close.
+
+A transport moves messages, not bare bytes: what it writes is an ``Outbound`` (the encoded
+frame plus its kind, method and ids, so HTTP routes without decoding), and what it reads is
+the bytes of one frame, or an ``Inbound`` when it had to parse the frame to route it (HTTP),
+which the session then takes as it is. The connection tells it the negotiated protocol
+version through ``negotiated`` instead of letting it sniff the initialize result.
+"""
 
 from __future__ import annotations
 
 from typing import Protocol
 
+from ..core.errors import ConnectionClosed, SessionExpired
+from ..core.wire import Inbound, Outbound
+
+__all__ = ["ConnectionClosed", "Inbound", "Outbound", "RelatedId", "SessionExpired", "Transport"]
+
 RelatedId = str | int | None
-"""The id of the peer's request a written frame belongs to (None: to none)."""
-
-
-class ConnectionClosed(Exception):
-    """The transport is gone: the peer closed it, died, or we closed it."""
-
-
-class SessionExpired(Exception):
-    """The server no longer knows our session (HTTP 404): the client starts a new one.
-
-    Raised by ``Transport.write``; deliberately not a ``ConnectionClosed``, since the
-    connection itself is fine.
-    """
+"""The id of the peer's request a written message belongs to (None: to none)."""
 
 
 class Transport(Protocol):
-    """Moves whole JSON-RPC frames (one JSON value each) between two peers."""
+    """Moves whole JSON-RPC messages (one JSON value each) between two peers."""
 
-    async def read(self) -> bytes | None:
-        """Return the next frame, or None once the peer has closed the connection."""
+    async def read(self) -> bytes | Inbound | None:
+        """Return the next frame (parsed, if the transport had to), or None once closed."""
         ...
 
-    async def write(self, frame: bytes, related: RelatedId = None) -> None:
-        """Send one frame; raises ``ConnectionClosed`` when the peer is gone.
+    async def write(self, message: Outbound, related: RelatedId = None) -> None:
+        """Send one message; raises ``ConnectionClosed`` when the peer is gone.
 
-        ``related`` names the peer's request the frame belongs to (a handler's progress,
+        ``related`` names the peer's request the message belongs to (a handler's progress,
         log messages and requests); transports with one stream ignore it.
         """
+        ...
+
+    def negotiated(self, version: str) -> None:
+        """Learn the protocol version the handshake chose (HTTP sends it as a header)."""
         ...
 
     async def close(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from ..core.wire import Outbound
 from .base import ConnectionClosed, RelatedId
 
 
@@ -22,11 +23,14 @@ class MemoryTransport:
             self._inbox.put_nowait(None)
         return frame
 
-    async def write(self, frame: bytes, related: RelatedId = None) -> None:
-        """Hand one frame to the other end."""
+    async def write(self, message: Outbound | bytes, related: RelatedId = None) -> None:
+        """Hand one message's frame (or a frame made by hand) to the other end."""
         if self._closed:
             raise ConnectionClosed("the transport is closed")
-        self._outbox.put_nowait(frame)
+        self._outbox.put_nowait(message if isinstance(message, bytes) else message.data)
+
+    def negotiated(self, version: str) -> None:
+        """Nothing to do: the ends share no headers."""
 
     async def close(self) -> None:
         """Close this end; the other end reads end of input."""

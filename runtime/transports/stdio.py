@@ -17,6 +17,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from ..core.wire import Inbound, Outbound, too_large
 from .base import ConnectionClosed, RelatedId
 
 DEFAULT_MAX_FRAME: Final = 16 * 1024 * 1024
@@ -41,8 +42,11 @@ class StreamTransport:
         self._max_frame = max_frame
         self._closed = False
 
-    async def read(self) -> bytes | None:
-        """Return the next non-empty line without its newline; None once the peer closed."""
+    async def read(self) -> bytes | Inbound | None:
+        """Return the next non-empty line without its newline; None once the peer closed.
+
+        A line longer than the limit is skipped unread and stands as a refused frame.
+        """
         while True:
             try:
                 line = await self._reader.readuntil(b"\n")
@@ -57,27 +61,33 @@ class StreamTransport:
             if line:
                 return line
 
-    async def _skip_oversize(self) -> bytes:
-        """Drop the rest of an oversize line; return a frame the session refuses as too large."""
+    async def _skip_oversize(self) -> Inbound:
+        """Drop the rest of an oversize line; return it as a frame refused for its size."""
+        size = 0
         while True:
             try:
-                await self._reader.readuntil(b"\n")
+                size += len(await self._reader.readuntil(b"\n"))
                 break
             except asyncio.LimitOverrunError as exc:
-                await self._reader.readexactly(exc.consumed)
-            except asyncio.IncompleteReadError:
+                size += len(await self._reader.readexactly(exc.consumed))
+            except asyncio.IncompleteReadError as exc:
+                size += len(exc.partial)
                 break
-        return b" " * (self._max_frame + 1)
+        return too_large(size, self._max_frame)
 
-    async def write(self, frame: bytes, related: RelatedId = None) -> None:
-        """Write one frame and its newline, waiting while the pipe is full."""
+    async def write(self, message: Outbound | bytes, related: RelatedId = None) -> None:
+        """Write one message (or a frame made by hand) and its newline; wait if the pipe is full."""
         if self._closed:
             raise ConnectionClosed("the transport is closed")
+        data = message if isinstance(message, bytes) else message.data
         try:
-            self._writer.write(frame + b"\n")
+            self._writer.write(data + b"\n")
             await self._writer.drain()
         except (ConnectionError, OSError) as exc:
             raise ConnectionClosed(f"the peer closed the pipe: {exc}") from None
+
+    def negotiated(self, version: str) -> None:
+        """Nothing to do: newline-delimited JSON carries no version."""
 
     async def close(self) -> None:
         """Close the writing side (the peer sees end of input)."""
@@ -175,7 +185,7 @@ class SubprocessTransport(StreamTransport):
         super().__init__(process.stdout, process.stdin, max_frame)
         self.process = process
 
-    async def read(self) -> bytes | None:
+    async def read(self) -> bytes | Inbound | None:
         """Return the next frame; at end of output, wait a moment to learn the exit code."""
         frame = await super().read()
         if frame is None:

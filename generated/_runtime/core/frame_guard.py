@@ -21,7 +21,7 @@ from msgspec import UNSET
 from .errors import INVALID_REQUEST, PARSE_ERROR, RemoteProtocolError
 
 if TYPE_CHECKING:  # wire imports this module: no import of it at run time
-    from .wire import Envelope
+    from .wire import Message
 
 DEFAULT_MAX_DEPTH: Final = 128
 """Deepest nesting of arrays and objects accepted in a frame (the frame itself is level 1)."""
@@ -85,7 +85,7 @@ def _usable_id(value: Any) -> bool:
     return isinstance(value, str | int) and not isinstance(value, bool)
 
 
-def shape_problem(env: Envelope) -> str | None:
+def shape_problem(env: Message) -> str | None:
     """What makes one decoded message invalid JSON-RPC 2.0, or None (the session's rules)."""
     if env.jsonrpc != "2.0":
         return '"jsonrpc" must be "2.0"'

@@ -1,24 +1,178 @@
 # Copied by mcpgen 0.1.0 from its runtime. Do not edit.
-"""Version negotiation and capability checks of the initialize-era revisions.
+"""The MCP lifecycle as a state machine driven by tables (after h11's ``_state.py``).
 
-The server answers the client's version when it supports it and otherwise its newest; the
-client refuses a version it does not support. Capabilities are plain JSON objects here
-(``msgspec.to_builtins`` of the generated capability types), checked by dotted path.
+Invariants:
+
+1. Everything that decides whether a message may be sent or received in the current phase
+   lives here, in two tables: ``ADMITS`` (which message kinds each phase admits, by sender)
+   and ``TRANSITIONS`` (which message moves the connection to which phase).
+2. The machine does not know which role we play. It sees messages as "a client sent an
+   ``initialize``", whether we sent it or received it, so both sides apply the same rules
+   to themselves and to their peer; the session turns a refusal into a
+   ``LocalProtocolError`` (we misbehaved) or an error response (the peer did).
+3. Responses answer requests that were admitted, so they are not in the tables.
+
+Phases: ``AWAITING_INITIALIZE`` (nothing exchanged yet), ``INITIALIZING`` (``initialize``
+was sent; until the client sends ``notifications/initialized``), ``OPERATING``, and
+``CLOSED``. Revisions without ``initialize`` (2026-07-28) start in ``STATELESS``: there is
+no handshake, every request carries its own version and capabilities in ``_meta``. A bare
+session (tests, embedding in another stack) is ``UNMANAGED``: its caller keeps the
+lifecycle, and everything the method table allows flows.
+
+The rest of the module holds version negotiation and capability checks of the
+initialize-era revisions; capabilities are plain JSON objects here (``msgspec.to_builtins``
+of the generated capability types), checked by dotted path.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Final, Literal, cast
 
 import msgspec
 
-from .errors import LocalProtocolError
+from .errors import LocalProtocolError, UnsupportedVersion
 from .methods import MethodSpec
 
+Sender = Literal["client", "server"]
 
-class UnsupportedVersion(Exception):
-    """The peer chose a protocol version this side does not support."""
+
+class Phase(enum.Enum):
+    """Where a connection is in the MCP lifecycle."""
+
+    AWAITING_INITIALIZE = "awaiting-initialize"
+    INITIALIZING = "initializing"
+    OPERATING = "operating"
+    STATELESS = "stateless"
+    CLOSED = "closed"
+    UNMANAGED = "unmanaged"
+
+
+class Kind(enum.Enum):
+    """What a message is, as far as the lifecycle cares."""
+
+    INITIALIZE = "initialize"
+    INITIALIZED = "notifications/initialized"
+    PING = "ping"
+    REQUEST = "request"
+    NOTIFICATION = "notification"
+
+
+_BY_METHOD: Final[Mapping[str, Kind]] = {
+    "initialize": Kind.INITIALIZE,
+    "notifications/initialized": Kind.INITIALIZED,
+    "ping": Kind.PING,
+}
+
+
+def kind_of(method: str, request: bool) -> Kind:
+    """Return the lifecycle kind of a request (``request=True``) or notification."""
+    kind = _BY_METHOD.get(method)
+    if kind is not None:
+        return kind
+    return Kind.REQUEST if request else Kind.NOTIFICATION
+
+
+_C: Final = "client"
+
+
+def _both(*kinds: Kind) -> set[tuple[Kind, Sender]]:
+    """The given kinds, from either sender."""
+    return {(kind, sender) for kind in kinds for sender in ("client", "server")}
+
+
+ADMITS: Final[Mapping[Phase, frozenset[tuple[Kind, Sender]]]] = {
+    # Before the handshake only initialize (and ping, cancellation, progress, logging) flows.
+    Phase.AWAITING_INITIALIZE: frozenset(
+        {(Kind.INITIALIZE, _C), *_both(Kind.PING, Kind.NOTIFICATION)}
+    ),
+    # The server may not send requests other than ping until it has read the client's
+    # notifications/initialized: this is what that notification means. A client request
+    # that arrives before it is served (clients that pipeline lose nothing).
+    Phase.INITIALIZING: frozenset(
+        {(Kind.INITIALIZED, _C), (Kind.REQUEST, _C), *_both(Kind.PING, Kind.NOTIFICATION)}
+    ),
+    # A repeated initialized notification is harmless.
+    Phase.OPERATING: frozenset(
+        {(Kind.INITIALIZED, _C), *_both(Kind.PING, Kind.REQUEST, Kind.NOTIFICATION)}
+    ),
+    # 2026-07-28: no handshake; each request says its version and capabilities in _meta.
+    Phase.STATELESS: frozenset(_both(Kind.PING, Kind.REQUEST, Kind.NOTIFICATION)),
+    Phase.CLOSED: frozenset(),
+    Phase.UNMANAGED: frozenset(_both(*Kind)),
+}
+"""Which message kinds, from which sender, each phase admits."""
+
+TRANSITIONS: Final[Mapping[tuple[Phase, Kind, Sender], Phase]] = {
+    (Phase.AWAITING_INITIALIZE, Kind.INITIALIZE, _C): Phase.INITIALIZING,
+    (Phase.INITIALIZING, Kind.INITIALIZED, _C): Phase.OPERATING,
+}
+"""The message-triggered transitions; any admitted message not listed keeps the phase."""
+
+
+def initial_phase(methods: Mapping[str, MethodSpec[Any, Any]]) -> Phase:
+    """The phase a connection of this method table starts in (with or without a handshake)."""
+    return Phase.AWAITING_INITIALIZE if "initialize" in methods else Phase.STATELESS
+
+
+class Lifecycle:
+    """The phase of one connection and the version it negotiated."""
+
+    __slots__ = ("phase", "version")
+
+    def __init__(self, phase: Phase = Phase.UNMANAGED) -> None:
+        self.phase = phase
+        self.version = ""
+        """The negotiated protocol version; "" before negotiation and when stateless."""
+
+    def admits(self, kind: Kind, sender: Sender) -> bool:
+        """Whether a message of ``kind`` from ``sender`` may flow in the current phase."""
+        return (kind, sender) in ADMITS[self.phase]
+
+    def process(self, kind: Kind, sender: Sender) -> None:
+        """Record an admitted message: move to the phase it leads to, if any."""
+        self.phase = TRANSITIONS.get((self.phase, kind, sender), self.phase)
+
+    def refusal(self, method: str, kind: Kind, sender: Sender) -> str:
+        """Explain why ``method`` from ``sender`` is not admitted now."""
+        if kind is Kind.INITIALIZE and self.phase in (Phase.INITIALIZING, Phase.OPERATING):
+            return "initialize was already done on this connection"
+        if self.phase is Phase.AWAITING_INITIALIZE:
+            return f"{method} before initialize: send initialize first"
+        if self.phase is Phase.INITIALIZING and sender == "server":
+            return f"the server may not send {method} before the client's initialized notification"
+        return f"{method} from the {sender} is not allowed while {self.phase.value}"
+
+    def negotiated(self, version: str, *, handshake: bool = True) -> None:
+        """Record the negotiated version; ``handshake=False`` serves without one (operating)."""
+        if self.phase is Phase.CLOSED:
+            raise LocalProtocolError("the connection is closed")
+        if self.phase is Phase.STATELESS:
+            raise LocalProtocolError("a stateless connection negotiates per request, not once")
+        if self.phase is Phase.UNMANAGED:
+            self.version = version
+            return
+        # Once per handshake, after initialize flowed (a client that sent its initialized
+        # notification before reading our answer may already have made us operating).
+        if handshake and (self.version or self.phase not in (Phase.INITIALIZING, Phase.OPERATING)):
+            raise LocalProtocolError(f"cannot negotiate while {self.phase.value} (once only)")
+        self.version = version
+        if not handshake:
+            self.phase = Phase.OPERATING
+
+    def restart(self) -> None:
+        """Start over before a new handshake (a client whose HTTP session expired)."""
+        if self.phase not in (Phase.CLOSED, Phase.UNMANAGED):
+            self.phase = Phase.AWAITING_INITIALIZE
+            self.version = ""
+
+    def close(self) -> None:
+        """The connection ended: nothing is admitted any more."""
+        self.phase = Phase.CLOSED
+
+
+# -- version negotiation and capabilities (initialize era) ---------------------------------
 
 
 def choose_version(requested: str, supported: Iterable[str]) -> str:
@@ -40,30 +194,33 @@ def accept_version(chosen: str, supported: Iterable[str]) -> str:
     return chosen
 
 
-def as_json(capabilities: Any) -> dict[str, Any]:
-    """Return capabilities (a generated Struct, a dict or None) as a plain JSON object."""
+def as_json(capabilities: object) -> dict[str, Any]:
+    """Return a generated Struct (capabilities, a Tool...), a dict or None as a JSON object."""
     if capabilities is None or capabilities is msgspec.UNSET:
         return {}
-    value = msgspec.to_builtins(capabilities)
-    return value if isinstance(value, dict) else {}
+    value: object = msgspec.to_builtins(capabilities)
+    return cast(dict[str, Any], value) if isinstance(value, dict) else {}
 
 
 def has_capability(capabilities: Mapping[str, Any], path: str) -> bool:
     """Whether a dotted capability path is declared (``tools``, ``resources.subscribe``)."""
-    node: Any = capabilities
-    parts = path.split(".")
-    for part in parts[:-1]:
-        if not isinstance(node, Mapping) or not isinstance(node.get(part), Mapping):
+    node: object = capabilities
+    for part in path.split("."):
+        if not isinstance(node, Mapping):
             return False
-        node = node[part]
-    if not isinstance(node, Mapping) or parts[-1] not in node:
-        return False
-    value = node[parts[-1]]
-    return value is not False and value is not None
+        members = cast(Mapping[str, object], node)
+        if part not in members:
+            return False
+        node = members[part]
+    return node is not False and node is not None
 
 
 def gate(
-    spec: MethodSpec, *, ours: Mapping[str, Any], theirs: Mapping[str, Any], sending: bool
+    spec: MethodSpec[Any, Any],
+    *,
+    ours: Mapping[str, Any],
+    theirs: Mapping[str, Any],
+    sending: bool,
 ) -> str | None:
     """Return why ``spec`` may not be used now given both sides' capabilities, or None.
 
@@ -76,5 +233,4 @@ def gate(
     holder, who = (ours, "we") if we_own else (theirs, "the peer")
     if has_capability(holder, spec.capability):
         return None
-    verb = "did not declare"
-    return f"{spec.method} needs capability {spec.capability!r}, which {who} {verb}"
+    return f"{spec.method} needs capability {spec.capability!r}, which {who} did not declare"

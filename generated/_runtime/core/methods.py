@@ -1,14 +1,24 @@
 # Copied by mcpgen 0.1.0 from its runtime. Do not edit.
-"""The row type of the generated method tables (``METHODS`` in each revision's ``methods.py``)."""
+"""The row type of the generated method tables (``METHODS`` in each revision's ``methods.py``).
+
+``MethodSpec[P, R]`` carries, for the type checkers, the params type ``P`` and the result
+type ``R`` of its method (``None`` for "no params" and for notifications), so that
+``request(TOOLS_CALL, params)`` is typed by the constant it is given.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
+
+P = TypeVar("P")
+"""The params type of a method."""
+R = TypeVar("R")
+"""The result type of a request (None for a notification)."""
 
 
 @dataclass(frozen=True, slots=True)
-class MethodSpec:
+class MethodSpec(Generic[P, R]):
     """What the runtime needs to know about one MCP method."""
 
     method: str

@@ -15,12 +15,21 @@ import contextvars
 import inspect
 import sys
 import traceback
-from collections.abc import Awaitable, Callable
+import types
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
 from typing import Any
 
 import msgspec
 
-from ..core.errors import INTERNAL_ERROR, ErrorObject, LocalProtocolError, RemoteProtocolError
+from ..core.errors import (
+    INTERNAL_ERROR,
+    ConnectionClosed,
+    LocalProtocolError,
+    MCPError,
+    RemoteProtocolError,
+    RequestTimeout,
+    SessionExpired,
+)
 from ..core.events import (
     Cancelled,
     ErrorResponse,
@@ -33,9 +42,12 @@ from ..core.events import (
     RequestId,
     Response,
 )
+from ..core.methods import MethodSpec
 from ..core.session import Session
-from ..core.wire import ENVELOPE_DECODER
-from ..transports.base import ConnectionClosed, SessionExpired, Transport
+from ..core.wire import Inbound, Outbound
+from ..transports.base import Transport
+
+__all__ = ["MCPError", "Peer", "ProgressCallback", "RequestTimeout"]
 
 ProgressCallback = Callable[[Any], Awaitable[None] | None]
 """Called with each ``notifications/progress`` params for a request we sent."""
@@ -50,26 +62,6 @@ CURRENT_REQUEST: contextvars.ContextVar[RequestId | None] = contextvars.ContextV
 VIOLATIONS_KEPT = 100
 DRAIN_TIMEOUT_S = 2.0
 """How long handlers still running at end of input may take to send their responses."""
-
-
-class MCPError(Exception):
-    """An error answer: raised by a handler to send it, or raised to a caller who received it."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(f"{message} (code {code})")
-        self.code = code
-        self.message = message
-        self.data = data
-
-    @classmethod
-    def from_error(cls, error: ErrorObject) -> MCPError:
-        """Build from the ``error`` member of a received error response."""
-        data = None if error.data is msgspec.UNSET else error.data
-        return cls(error.code, error.message, data)
-
-
-class RequestTimeout(Exception):
-    """A request got no response in time; it was cancelled on the wire."""
 
 
 class Peer:
@@ -97,6 +89,18 @@ class Peer:
         self.violations: list[ProtocolViolation] = []
         """The latest protocol violations of the peer (bounded), for diagnostics."""
 
+    def negotiate(
+        self,
+        version: str,
+        methods: Mapping[str, MethodSpec[Any, Any]],
+        *,
+        batch: bool,
+        handshake: bool = True,
+    ) -> None:
+        """Adopt the revision the handshake chose: the session's one negotiation call."""
+        self.session.negotiate(version, methods, batch=batch, handshake=handshake)
+        self.transport.negotiated(version)
+
     def retarget(self, on_request: RequestHandler, on_notification: NotificationHandler) -> None:
         """Send incoming requests and notifications to other handlers from now on."""
         self._on_request = on_request
@@ -123,21 +127,27 @@ class Peer:
         send a handler's notifications and requests on that request's stream.
         """
         related = CURRENT_REQUEST.get()
+        messages = self.session.messages_to_send()
+        if not messages:
+            if self._write_lock.locked():  # what we queued may be in the write under way
+                async with self._write_lock:
+                    pass
+            return
         async with self._write_lock:
-            for frame in self.session.data_to_send():
+            for message in messages:
                 if self._closed is not None:
                     return
                 try:
-                    await self.transport.write(frame, related)
+                    await self.transport.write(message, related)
                 except ConnectionClosed as exc:
                     self._close_with(exc)
                     return
                 except SessionExpired as exc:
-                    self._expired(frame, exc)
+                    self._expired(message, exc)
 
     async def request(
         self,
-        method: str,
+        method: str | MethodSpec[Any, Any],
         params: Any = None,
         *,
         timeout: float | None = None,
@@ -159,7 +169,7 @@ class Peer:
         timer = None
         if timeout is not None:
             timer = asyncio.get_running_loop().call_later(
-                timeout, self._time_out, request_id, method, timeout
+                timeout, self._time_out, request_id, _name(method), timeout
             )
         try:
             await self.flush()
@@ -179,15 +189,16 @@ class Peer:
             self._waiting.pop(request_id, None)
             self._progress.pop(request_id, None)
 
-    def _expired(self, frame: bytes, error: SessionExpired) -> None:
-        """A frame the transport refused because the session expired: fail its request.
+    def _expired(self, message: Outbound, error: SessionExpired) -> None:
+        """A message the transport refused because the session expired: fail its request.
 
         The caller (the client) then starts a new session and retries; a notification or
         response written into an expired session is dropped, as the session it was for is gone.
         """
-        envelope = ENVELOPE_DECODER.decode(frame)
-        if isinstance(envelope.method, str) and isinstance(envelope.id, int):
-            future = self._waiting.get(envelope.id)
+        if message.kind != "request":
+            return
+        for request_id in message.ids:
+            future = self._waiting.get(request_id) if isinstance(request_id, int) else None
             if future is not None and not future.done():
                 future.set_exception(error)
 
@@ -206,7 +217,9 @@ class Peer:
             with contextlib.suppress(LocalProtocolError):
                 self.session.cancel(request_id, reason)
 
-    async def notify(self, method: str, params: Any = None, *, related: bool = True) -> None:
+    async def notify(
+        self, method: str | MethodSpec[Any, Any], params: Any = None, *, related: bool = True
+    ) -> None:
         """Send a notification; ``related=False``: it belongs to no request even in a handler."""
         if self._closed is not None:
             raise self._closed
@@ -244,9 +257,23 @@ class Peer:
             detail = self._describe_close() if self._describe_close else "closed the connection"
             self._close_with(ConnectionClosed(f"the peer {detail}"))
 
+    async def feed(self, frame: bytes | Inbound) -> list[Event]:
+        """Act on one frame a transport pushes (an HTTP POST) without flushing; return its events.
+
+        The caller routes on the events (which requests are answered, which were cancelled),
+        then calls ``flush()`` when it is ready for what the session queued.
+        """
+        events = self.session.receive(frame)
+        for event in events:
+            await self._handle(event)
+        return events
+
     async def _handle(self, event: Event) -> None:
         if isinstance(event, Request):
-            self._handlers[event.id] = asyncio.create_task(self._answer(event))
+            # Started at once: a handler that answers without waiting costs no task, no turn.
+            task = start_eagerly(self._answer(event))
+            if task is not None:
+                self._handlers[event.id] = task
         elif isinstance(event, Notification):
             try:
                 outcome = self._on_notification(event)
@@ -323,6 +350,7 @@ class Peer:
     def _close_with(self, error: ConnectionClosed) -> None:
         if self._closed is None:
             self._closed = error
+            self.session.close()
         for future in self._waiting.values():
             if not future.done():
                 future.set_exception(self._closed)
@@ -343,9 +371,45 @@ class Peer:
 _TOKENS = iter(range(1, sys.maxsize))
 
 
+def start_eagerly(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:
+    """Run ``coro`` now, in a copy of the context, up to its first wait; then go on in a Task.
+
+    Returns the Task, or None when ``coro`` finished without waiting. (Python 3.12's
+    ``eager_start`` does the same; this works on 3.11.)
+    """
+    context = contextvars.copy_context()
+    try:
+        waiting_on = context.run(coro.send, None)
+    except StopIteration:
+        return None
+    return asyncio.get_running_loop().create_task(_resume(coro, waiting_on), context=context)
+
+
+@types.coroutine
+def _resume(coro: Coroutine[Any, Any, None], waiting_on: Any) -> Generator[Any, Any, None]:
+    """Drive a started coroutine on: pass what it waits on to the Task, and back what comes."""
+    while True:
+        try:
+            sent = yield waiting_on
+        except BaseException as exc:  # cancellation and the like go into the coroutine
+            try:
+                waiting_on = coro.throw(exc)
+            except StopIteration:
+                return
+        else:
+            try:
+                waiting_on = coro.send(sent)
+            except StopIteration:
+                return
+
+
 def _next_token() -> int:
     """Return a fresh progress token (unique in this process)."""
     return next(_TOKENS)
+
+
+def _name(method: str | MethodSpec[Any, Any]) -> str:
+    return method if isinstance(method, str) else method.method
 
 
 def _data(value: Any) -> Any:

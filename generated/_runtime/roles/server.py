@@ -3,91 +3,46 @@
 
 A generated ``Server`` has one async method per request a client may send; a subclass
 overrides those it supports. What it overrides decides the capabilities it declares, and a
-request for anything else is answered -32601. ``ServerConnection`` runs the lifecycle:
-``initialize`` (version negotiation among the servers it was given), then dispatch.
+request for anything else is answered -32601. ``ServerConnection`` adds what only a server
+answers itself (``initialize``: version negotiation among the servers it was given; the
+default ``logging/setLevel``) to the shared connection; the session's lifecycle refuses
+requests before ``initialize``, and dispatch is the one of ``dispatch.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, ClassVar, TypeVar
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
-from ..core.errors import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
-from ..core.events import Notification, Request
-from ..core.lifecycle import as_json, choose_version, gate, has_capability
+from ..core.errors import INVALID_PARAMS, CapabilityError, MCPError
+from ..core.events import Request
+from ..core.lifecycle import Phase, as_json, choose_version, has_capability, initial_phase
 from ..core.methods import MethodSpec
 from ..core.session import Session
 from ..transports.base import Transport
-from .peer import MCPError, Peer
+from .connection import (
+    Connection,
+    RequestContext,
+    implemented_capabilities,
+    implemented_handlers,
+    is_implemented,
+    unimplemented,
+)
+from .peer import Peer
 
-F = TypeVar("F", bound=Callable[..., Any])
+__all__ = [
+    "CapabilityError",
+    "RequestContext",
+    "ServerBase",
+    "ServerConnection",
+    "ServerContext",
+    "is_implemented",
+    "unimplemented",
+]
+
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 DEFAULT_LOG_LEVEL = "info"
-
-
-def unimplemented(handler: F) -> F:
-    """Mark a generated default handler: not overriding it means the method is not supported."""
-    handler.__mcpgen_default__ = True  # type: ignore[attr-defined]
-    return handler
-
-
-def is_implemented(owner: object, attr: str) -> bool:
-    """Whether ``owner`` overrides the generated default handler ``attr``."""
-    handler = getattr(owner, attr, None)
-    return handler is not None and not getattr(handler, "__mcpgen_default__", False)
-
-
-def implemented_capabilities(
-    owner: object, routes: Mapping[str, str], methods: Mapping[str, MethodSpec]
-) -> dict[str, Any]:
-    """The capabilities that follow from the handlers ``owner`` overrides (``tools``, ...)."""
-    caps: dict[str, Any] = {}
-    for method, attr in routes.items():
-        spec = methods[method]
-        if spec.capability is None or not is_implemented(owner, attr):
-            continue
-        top, _, sub = spec.capability.partition(".")
-        entry = caps.setdefault(top, {})
-        if sub:
-            entry[sub] = True
-    return caps
-
-
-class RequestContext:
-    """What a handler gets besides its params: progress, logging, and requests to the peer."""
-
-    def __init__(self, connection: Connection, request: Request) -> None:
-        self.connection = connection
-        self.request = request
-
-    @property
-    def protocol_version(self) -> str:
-        """The negotiated protocol version."""
-        return self.connection.protocol_version
-
-    async def progress(
-        self, progress: float, total: float | None = None, message: str | None = None
-    ) -> None:
-        """Report progress, if the peer asked for it (a no-op otherwise)."""
-        token = self.request.progress_token
-        if token is None:
-            return
-        spec = self.connection.methods.get("notifications/progress")
-        fields = getattr(spec.params, "__struct_encode_fields__", ()) if spec else ()
-        if "message" not in fields:
-            message = None  # 2024-11-05 progress notifications carry no message
-        await self.connection.peer.progress(token, progress, total, message)
-
-    async def send_request(
-        self, method: str, params: Any = None, timeout: float | None = None
-    ) -> Any:
-        """Send a request to the peer within the negotiated capabilities; return its result."""
-        return await self.connection.request(method, params, timeout=timeout)
-
-    async def notify(self, method: str, params: Any = None) -> None:
-        """Send a notification to the peer; it is not part of this request (HTTP: GET stream)."""
-        await self.connection.notify(method, params, related=False)
 
 
 class ServerContext(RequestContext):
@@ -100,50 +55,11 @@ class ServerContext(RequestContext):
         await self.connection.log(level, data, logger)
 
 
-class Connection:
-    """What both sides share: a peer, a negotiated version, both sides' capabilities."""
-
-    def __init__(self) -> None:
-        self.peer: Peer
-        self.protocol_version = ""
-        self.our_capabilities: dict[str, Any] = {}
-        self.their_capabilities: dict[str, Any] = {}
-        self.methods: Mapping[str, MethodSpec] = {}
-
-    def check(self, method: str, sending: bool) -> MethodSpec:
-        """Return the spec of a method we send, refusing it if a capability is missing."""
-        spec = self.methods.get(method)
-        if spec is None:
-            raise MCPError(METHOD_NOT_FOUND, f"{method} does not exist in {self.protocol_version}")
-        why = gate(
-            spec, ours=self.our_capabilities, theirs=self.their_capabilities, sending=sending
-        )
-        if why is not None:
-            raise CapabilityError(why)
-        return spec
-
-    async def request(
-        self, method: str, params: Any = None, *, timeout: float | None = None, **kw: Any
-    ) -> Any:
-        """Send a request the capabilities allow and return its result."""
-        self.check(method, sending=True)
-        return await self.peer.request(method, params, timeout=timeout, **kw)
-
-    async def notify(self, method: str, params: Any = None, *, related: bool = True) -> None:
-        """Send a notification the capabilities allow."""
-        self.check(method, sending=True)
-        await self.peer.notify(method, params, related=related)
-
-
-class CapabilityError(Exception):
-    """A method may not be used: one side did not declare the capability it needs."""
-
-
 class ServerBase:
     """Base of generated ``Server`` classes; subclasses override the handlers they support."""
 
     PROTOCOL_VERSION: ClassVar[str]
-    METHODS: ClassVar[Mapping[str, MethodSpec]]
+    METHODS: ClassVar[Mapping[str, MethodSpec[Any, Any]]]
     SUPPORTS_BATCH: ClassVar[bool]
     ROUTES: ClassVar[Mapping[str, str]]
     """Method name -> name of its handler, for every request a client may send."""
@@ -200,11 +116,19 @@ class ServerConnection(Connection):
         newest = self.servers[max(self.servers)]
         self.server = newest
         self.methods = newest.METHODS
-        self.initialized = False
         self.log_level = DEFAULT_LOG_LEVEL
         self.client_info: dict[str, Any] = {}
-        session = Session(newest.METHODS, role="server", batch=False)
+        self.builtins["initialize"] = self._initialize
+        self.fallbacks["logging/setLevel"] = self._set_level
+        session = Session(
+            newest.METHODS, role="server", batch=False, phase=initial_phase(newest.METHODS)
+        )
         self.peer = Peer(session, transport, self._on_request, self._on_notification)
+
+    @property
+    def initialized(self) -> bool:
+        """Whether the client has sent ``notifications/initialized`` (or none is needed)."""
+        return self.peer.session.phase in (Phase.OPERATING, Phase.STATELESS)
 
     async def run(self) -> None:
         """Serve until the client closes the connection."""
@@ -213,41 +137,28 @@ class ServerConnection(Connection):
         finally:
             await self.peer.close()
 
-    async def _on_request(self, request: Request) -> Any:
-        if request.method == "initialize":
-            return self._initialize(request)
-        if request.method == "ping":
-            return {}
-        if not self.protocol_version:
-            raise MCPError(
-                INVALID_REQUEST, f"{request.method} before initialize: send initialize first"
-            )
-        spec = self.methods[request.method]
-        attr = self.server.ROUTES.get(request.method)
-        why = gate(spec, ours=self.our_capabilities, theirs=self.their_capabilities, sending=False)
-        if why is not None:
-            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method}")
-        implemented = attr is not None and is_implemented(self.server, attr)
-        if request.method == "logging/setLevel" and not implemented:
-            return self._set_level(request.params)
-        if attr is None or not implemented:
-            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {request.method}")
-        handler: Callable[[Any, RequestContext], Awaitable[Any]] = getattr(self.server, attr)
-        return await handler(request.params, self.server.CONTEXT(self, request))
+    def context(self, request: Request) -> ServerContext:
+        """The revision's ``ServerContext`` for a handler of ``request``."""
+        return self.server.CONTEXT(self, request)
 
-    def _initialize(self, request: Request) -> dict[str, Any]:
-        if self.protocol_version:
-            raise MCPError(INVALID_REQUEST, "initialize was already done on this connection")
+    def _serve(self, server: ServerBase, *, handshake: bool) -> None:
+        """Serve ``server``'s revision from now on: negotiate it and take its handlers."""
+        self.server = server
+        self.negotiate(
+            server.PROTOCOL_VERSION,
+            server.METHODS,
+            batch=server.SUPPORTS_BATCH,
+            handshake=handshake,
+        )
+        self.handlers = implemented_handlers(server, server.ROUTES)
+        self.our_capabilities = server.capabilities()
+
+    async def _initialize(self, request: Request) -> dict[str, Any]:
         params = as_json(request.params)
         version = choose_version(str(params.get("protocolVersion", "")), self.servers)
-        self.server = self.servers[version]
-        self.methods = self.server.METHODS
-        self.peer.session.methods = self.server.METHODS
-        self.peer.session.batch = self.server.SUPPORTS_BATCH
-        self.protocol_version = version
+        self._serve(self.servers[version], handshake=True)
         self.their_capabilities = params.get("capabilities") or {}
         self.client_info = params.get("clientInfo") or {}
-        self.our_capabilities = self.server.capabilities()
         result: dict[str, Any] = {
             "protocolVersion": version,
             "capabilities": self.our_capabilities,
@@ -262,26 +173,18 @@ class ServerConnection(Connection):
 
         The client's capabilities are unknown, so requests to the client are refused.
         """
-        self.server = self.servers.get(version) or self.servers[max(self.servers)]
-        self.methods = self.server.METHODS
-        self.peer.session.methods = self.server.METHODS
-        self.peer.session.batch = self.server.SUPPORTS_BATCH
-        self.protocol_version = self.server.PROTOCOL_VERSION
-        self.our_capabilities = self.server.capabilities()
-        self.initialized = True
+        self._serve(self.servers.get(version) or self.servers[max(self.servers)], handshake=False)
 
-    def _set_level(self, params: Any) -> dict[str, Any]:
-        level = as_json(params).get("level")
+    async def _set_level(self, request: Request) -> dict[str, Any]:
+        level = as_json(request.params).get("level")
         if level not in LOG_LEVELS:
             raise MCPError(INVALID_PARAMS, f"unknown log level {level!r}")
         self.log_level = level
         return {}
 
-    async def _on_notification(self, notification: Notification) -> None:
-        if notification.method == "notifications/initialized":
-            self.initialized = True
-            return
-        await self.server.on_notification(notification.method, notification.params)
+    async def on_notification(self, method: str, params: Any) -> None:
+        """Hand a client notification to the server."""
+        await self.server.on_notification(method, params)
 
     async def log(self, level: str, data: Any, logger: str | None = None) -> None:
         """Send ``notifications/message`` if ``level`` reaches the client's chosen level."""

@@ -12,14 +12,43 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import msgspec
 
-from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS
-from .peer import MCPError
+from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
+from ..core.lifecycle import as_json
 
-ToolT = TypeVar("ToolT")
+
+class ToolDefinition(Protocol):
+    """What a ``ToolSet`` reads of any revision's ``Tool``."""
+
+    @property
+    def name(self) -> str:
+        """The tool's name."""
+        ...
+
+    @property
+    def input_schema(self) -> Any:
+        """The JSON Schema of its arguments."""
+        ...
+
+
+class ToolCall(Protocol):
+    """What a ``ToolSet`` reads of any revision's ``tools/call`` params."""
+
+    @property
+    def name(self) -> str:
+        """The tool to call."""
+        ...
+
+    @property
+    def arguments(self) -> dict[str, Any] | msgspec.UnsetType:
+        """Its arguments, if any."""
+        ...
+
+
+ToolT = TypeVar("ToolT", bound=ToolDefinition)
 ResultT = TypeVar("ResultT")
 ToolFunction = Callable[[dict[str, Any], Any], Awaitable[ResultT]]
 """A tool's function: (arguments, handler context) -> the tool's result."""
@@ -57,11 +86,12 @@ class ToolSet(Generic[ToolT, ResultT]):
 
     def add(self, definition: ToolT, function: ToolFunction[ResultT]) -> None:
         """Register a tool: its definition (name, inputSchema, ...) and its function."""
-        name: str = getattr(definition, "name")  # noqa: B009 - generated Tool types
-        input_schema = getattr(definition, "input_schema", None)
-        output_schema = getattr(definition, "output_schema", msgspec.UNSET)
-        output = None if output_schema is msgspec.UNSET else _validator(output_schema)
-        self._tools[name] = (definition, function, _validator(input_schema), output)
+        # Read by wire name: outputSchema exists from 2025-06-18 on only.
+        wire = as_json(definition)
+        output_schema = wire.get("outputSchema")
+        output = None if output_schema is None else _validator(output_schema)
+        inputs = _validator(wire.get("inputSchema"))
+        self._tools[definition.name] = (definition, function, inputs, output)
 
     def tool(self, definition: ToolT) -> Callable[[ToolFunction[ResultT]], ToolFunction[ResultT]]:
         """Register the decorated function as the tool ``definition`` describes."""
@@ -80,20 +110,22 @@ class ToolSet(Generic[ToolT, ResultT]):
         """Return a tool error result (``isError: true``) carrying ``message``."""
         raise NotImplementedError
 
-    async def call(self, params: Any, ctx: Any) -> ResultT:
+    async def call(self, params: ToolCall, ctx: Any) -> ResultT:
         """Answer ``tools/call``: check the arguments, run the tool, check its structured output."""
         name = params.name
         entry = self._tools.get(name)
         if entry is None:
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}")
         _, function, inputs, outputs = entry
-        arguments = {} if params.arguments is msgspec.UNSET else params.arguments
+        arguments = {} if isinstance(params.arguments, msgspec.UnsetType) else params.arguments
         problem = _problem(inputs, arguments)
         if problem is not None:
             return self.error_result(f"Invalid arguments for tool {name}: {problem}")
         result = await function(arguments, ctx)
-        if outputs is not None and getattr(result, "is_error", msgspec.UNSET) is not True:
-            structured = getattr(result, "structured_content", msgspec.UNSET)
+        # Read by wire name: the result types of revisions with outputSchema have these.
+        wire = as_json(result) if outputs is not None else {}
+        if outputs is not None and wire.get("isError") is not True:
+            structured = wire.get("structuredContent", msgspec.UNSET)
             if structured is msgspec.UNSET:
                 problem = "it has an outputSchema but returned no structuredContent"
             else:

@@ -19,7 +19,7 @@ import msgspec
 
 from ...core.errors import INTERNAL_ERROR, ErrorObject
 from ...core.events import RequestId
-from ...core.wire import ENCODER, ENVELOPE_DECODER, ERROR_DECODER, FRAME_DECODER, Envelope, is_id
+from ...core.wire import ENCODER, ERROR_DECODER, Inbound, Malformed, parse
 from ..base import ConnectionClosed
 from .sse import EventTooLarge, SSEParser
 
@@ -39,34 +39,6 @@ def media_type(response: aiohttp.ClientResponse) -> str:
     """The response's media type, lower case, without parameters ("" if none)."""
     value: str = response.headers.get("content-type", "")
     return value.split(";")[0].strip().lower()
-
-
-def is_response(env: Envelope) -> bool:
-    """Whether a peeked message is a response (result or error) with a usable id."""
-    answer = env.result is not msgspec.UNSET or env.error is not msgspec.UNSET
-    return env.method is msgspec.UNSET and answer and is_id(env.id)
-
-
-def peek(frame: bytes) -> list[Envelope]:
-    """The messages of an outgoing frame (one, or a batch), undecoded beyond the envelope."""
-    try:
-        value = FRAME_DECODER.decode(frame)
-    except msgspec.DecodeError:
-        return []
-    if isinstance(value, Envelope):
-        return [value]
-    found = []
-    for raw in value:
-        with contextlib.suppress(msgspec.DecodeError):
-            found.append(ENVELOPE_DECODER.decode(raw))
-    return found
-
-
-def request_ids(messages: list[Envelope]) -> list[RequestId]:
-    """The ids of the requests among ``messages`` (what the server owes answers to)."""
-    return [
-        m.id for m in messages if isinstance(m.method, str) and is_id(m.id)  # type: ignore[misc]
-    ]
 
 
 class HTTPTransportBase:
@@ -90,47 +62,32 @@ class HTTPTransportBase:
         self._own_client = http_client is None
         self.http_client = http_client
         """The session requests go through (made on first use unless one was given)."""
-        self._inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._inbox: asyncio.Queue[bytes | Inbound | None] = asyncio.Queue()
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed: ConnectionClosed | None = None
         self._closing = False
 
     # -- reading -------------------------------------------------------------------------
 
-    async def read(self) -> bytes | None:
-        """Return the next message the server sent; None once the connection is over."""
+    async def read(self) -> bytes | Inbound | None:
+        """Return the next message the server sent (parsed); None once the connection is over."""
         frame = await self._inbox.get()
         if frame is None:
             self._inbox.put_nowait(None)
         return frame
 
-    def _deliver(self, data: bytes) -> set[RequestId]:
-        """Queue the messages of one body or event (a batch is split); return answered ids."""
-        answered: set[RequestId] = set()
-        try:
-            value = FRAME_DECODER.decode(data)
-        except msgspec.DecodeError:
-            self._inbox.put_nowait(data)  # the session reports what is wrong with it
-            return answered
-        items: list[tuple[Envelope | None, bytes]]
-        if isinstance(value, Envelope) or not value:
-            items = [(value, data)] if isinstance(value, Envelope) else [(None, data)]
-        else:
-            items = []
-            for raw in value:
-                try:
-                    items.append((ENVELOPE_DECODER.decode(raw), bytes(raw)))
-                except msgspec.DecodeError:
-                    items.append((None, bytes(raw)))
-        for env, frame in items:
-            if env is not None and is_response(env):
-                answered.add(env.id)  # type: ignore[arg-type]
-                self._on_response(env)
-            self._inbox.put_nowait(frame)
-        return answered
+    def _deliver(self, data: bytes) -> list[RequestId]:
+        """Queue the messages of one body or event, parsed once; return the ids answered.
 
-    def _on_response(self, env: Envelope) -> None:
-        """Hook: a response to one of our requests is about to be read."""
+        A batch is queued message by message (our session takes no batches); what cannot be
+        parsed is queued as it is, for the session to report.
+        """
+        inbound = parse(data)
+        if not inbound.batch:
+            self._inbox.put_nowait(inbound)
+        for message in inbound.messages if inbound.batch else ():
+            self._inbox.put_nowait(Inbound([message]))
+        return inbound.response_ids
 
     async def _consume(
         self, response: aiohttp.ClientResponse, parser: SSEParser, pending: set[RequestId] | None
@@ -150,7 +107,7 @@ class HTTPTransportBase:
                     answered = self._deliver(event.data.encode())
                     count += 1
                     if pending is not None:
-                        pending -= answered
+                        pending.difference_update(answered)
                 if pending is not None and not pending:
                     await settle(response)
                     break
@@ -274,18 +231,16 @@ def json_rpc_error(body: bytes) -> ErrorObject | None:
     """The error of a body that is one valid JSON-RPC 2.0 error response, else None."""
     if not media_type_is_json(body):
         return None
-    messages = peek(body)
-    if (
-        len(messages) != 1
-        or messages[0].jsonrpc != "2.0"
-        or messages[0].method is not msgspec.UNSET
-    ):
+    inbound = parse(body)
+    if inbound.batch or len(inbound.messages) != 1:
         return None
-    raw = messages[0].error
-    if isinstance(raw, msgspec.UnsetType):
+    (message,) = inbound.messages
+    if isinstance(message, Malformed) or message.jsonrpc != "2.0":
+        return None
+    if isinstance(message.method, str) or isinstance(message.error, msgspec.UnsetType):
         return None
     try:
-        return ERROR_DECODER.decode(raw)
+        return ERROR_DECODER.decode(message.error)
     except msgspec.DecodeError:
         return None
 

@@ -13,6 +13,7 @@ from urllib.parse import urljoin, urlsplit
 
 import aiohttp
 
+from ...core.wire import Outbound, outbound
 from ..base import ConnectionClosed, RelatedId
 from .base import (
     EVENT_STREAM,
@@ -20,9 +21,7 @@ from .base import (
     NETWORK_ERRORS,
     HTTPTransportBase,
     media_type,
-    peek,
     read_body,
-    request_ids,
 )
 from .sse import SSEParser
 
@@ -108,14 +107,15 @@ class LegacySSETransport(HTTPTransportBase):
             response.close()
         self._fail(f"the server closed the SSE stream of {self.url}")
 
-    async def write(self, frame: bytes, related: RelatedId = None) -> None:
+    async def write(self, message: Outbound | bytes, related: RelatedId = None) -> None:
         """POST one message to the endpoint (opening the stream first if needed)."""
         self._check_open()
+        message = outbound(message)
         if self.endpoint is None:
             await self.open()
         assert self.endpoint is not None
         headers = {**self.headers, "Content-Type": JSON, "Accept": f"{JSON}, {EVENT_STREAM}"}
-        response = await self._send("POST", self.endpoint, headers, frame)
+        response = await self._send("POST", self.endpoint, headers, message.data)
         body = await read_body(response)
         status = response.status
         if status < 400:
@@ -123,11 +123,14 @@ class LegacySSETransport(HTTPTransportBase):
         if status in (404, 410):  # the server forgot the stream's session
             self._fail(f"POST {self.endpoint} answered HTTP {status}: the session is gone")
             raise ConnectionClosed(f"POST {self.endpoint} answered HTTP {status}")
-        ids = request_ids(peek(frame))
+        ids = list(message.ids) if message.kind == "request" else []
         if ids:
             self._error_answers(
                 ids, status, response.reason or "", body, response.headers.get("www-authenticate")
             )
+
+    def negotiated(self, version: str) -> None:
+        """Nothing to do: the 2024-11-05 transport sends no version header."""
 
     async def close(self) -> None:
         """Close the stream (which ends the server's session) and our aiohttp session."""

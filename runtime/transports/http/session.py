@@ -1,8 +1,9 @@
 """The server-side state of MCP over HTTP: sessions, their streams, and the event store.
 
-A session is one ``ServerConnection`` whose transport is ``SessionTransport``: frames POSTed
-by the client are read from its inbox, and every frame the server writes is routed to one
-stream: a response to the stream of the POST that carried its request; a handler's progress,
+A session is one ``ServerConnection`` whose transport is ``SessionTransport``: a POSTed body,
+parsed once, is pushed to the connection (``feed``), and every message the server writes is
+routed to one stream by its ids (no decoding): a response to the stream of the POST that
+carried its request; a handler's progress,
 log messages and requests to that handler's request's stream; anything else to the GET
 stream (kept in the event store until one is open). Each event gets an id unique within the
 session, which is what ``Last-Event-ID`` resumes from.
@@ -21,11 +22,10 @@ import itertools
 import secrets
 import time
 from collections import OrderedDict, deque
-from typing import Any, Final, Protocol
+from typing import Final, Protocol
 
-import msgspec
-
-from ...core.events import RequestId
+from ...core.events import Cancelled, RequestId
+from ...core.wire import Inbound, Outbound
 from ...roles.server import ServerBase, ServerConnection
 from ..base import ConnectionClosed, RelatedId
 
@@ -41,29 +41,6 @@ DEFAULT_STREAM_BYTES: Final = 4 * 1024 * 1024
 """Bytes of events one SSE stream may queue unsent before its producer waits (or drops)."""
 DEFAULT_STALL_TIMEOUT_S: Final = 30.0
 """Seconds a producer waits for a client reading nothing before its stream is cut."""
-
-
-class _Kind(msgspec.Struct):
-    """Enough of an outgoing frame to route it: a response has an id and no method."""
-
-    id: Any = None
-    method: Any = None
-
-
-_KIND = msgspec.json.Decoder(_Kind | list[_Kind])
-
-
-def response_ids(frame: bytes) -> list[RequestId]:
-    """Return the request ids a response frame (or batch response) answers; [] otherwise."""
-    kind = _KIND.decode(frame)
-    kinds = kind if isinstance(kind, list) else [kind]
-    return [k.id for k in kinds if k.method is None and isinstance(k.id, str | int)]
-
-
-def is_response(frame: bytes) -> bool:
-    """Whether an outgoing frame is a response (or a batch of them), whatever its id."""
-    kind = _KIND.decode(frame)
-    return all(k.method is None for k in (kind if isinstance(kind, list) else [kind]))
 
 
 class EventStore(Protocol):
@@ -211,6 +188,14 @@ class Stream:
         if preempt is self._preempt:
             self.attached = False
 
+    def get_nowait(self) -> tuple[str, bytes] | None:
+        """Take the next event at once (the queue must not be empty)."""
+        item = self.queue.get_nowait()
+        if item is not None:
+            self.queued_bytes -= len(item[1])
+            self._progress.set()
+        return item
+
     async def get(self) -> tuple[str, bytes] | None:
         """Take the next event to send (None: the stream ended)."""
         item = await self.queue.get()
@@ -257,28 +242,30 @@ class Stream:
 
 
 class SessionTransport:
-    """The ``Transport`` of one HTTP session's ServerConnection."""
+    """The ``Transport`` of one HTTP session's ServerConnection: it writes, it is not read.
+
+    POSTed bodies are pushed to the connection (``HttpSession.feed``); nothing reads them here.
+    """
 
     def __init__(self, session: HttpSession) -> None:
         self._session = session
-        self.inbox: asyncio.Queue[bytes | None] = asyncio.Queue()
 
-    async def read(self) -> bytes | None:
-        """Return the next POSTed frame; None once the session ended."""
-        frame = await self.inbox.get()
-        if frame is None:
-            self.inbox.put_nowait(None)
-        return frame
+    async def read(self) -> Inbound | None:
+        """Nothing to read: the session pushes what is POSTed."""
+        return None
 
-    async def write(self, frame: bytes, related: RelatedId = None) -> None:
-        """Route one outgoing frame to its stream."""
+    async def write(self, message: Outbound, related: RelatedId = None) -> None:
+        """Route one outgoing message to its stream."""
         if self._session.ended:
             raise ConnectionClosed("the HTTP session ended")
-        await self._session.route(frame, related)
+        await self._session.route(message, related)
+
+    def negotiated(self, version: str) -> None:
+        """Keep the negotiated version: later requests' ``MCP-Protocol-Version`` must match it."""
+        self._session.protocol_version = version
 
     async def close(self) -> None:
-        """End the session's input."""
-        self.inbox.put_nowait(None)
+        """Nothing to close: the HTTP session ends its streams itself."""
 
 
 class HttpSession:
@@ -303,6 +290,8 @@ class HttpSession:
         self.legacy = legacy
         self.json = json
         """JSON responses: a POST's body holds only responses; other messages use the GET stream."""
+        self.protocol_version = ""
+        """The negotiated protocol version ("" until initialize; told by the connection)."""
         self.transport = SessionTransport(self)
         self.connection = ServerConnection(servers, self.transport)
         self.streams: dict[str, Stream] = {STANDALONE: self._new_stream(STANDALONE)}
@@ -310,7 +299,6 @@ class HttpSession:
         self.ended = False
         self._last_active = time.monotonic()
         self._counter = itertools.count(1)
-        self.task = asyncio.create_task(self.connection.run())
 
     @property
     def standalone(self) -> Stream:
@@ -346,12 +334,13 @@ class HttpSession:
             self.by_request[rid] = stream
         return stream
 
-    async def route(self, frame: bytes, related: RelatedId) -> None:
-        """Send a frame to the stream it belongs to; keep it in the store for replay."""
+    async def route(self, message: Outbound, related: RelatedId) -> None:
+        """Send a message to the stream it belongs to; keep it in the store for replay."""
+        frame = message.data
         if self.legacy:
             await self._deliver(self.standalone, frame)
             return
-        ids = response_ids(frame)
+        ids = message.ids if message.kind == "response" else ()
         if ids:
             stream = self.by_request.get(ids[0])
             if stream is not None:
@@ -362,12 +351,16 @@ class HttpSession:
                 if not stream.waiting_for:
                     self._finish(stream)
                 return
-        if is_response(frame):
+        if message.kind == "response":
             return  # its request's stream is gone: a response never goes on the GET stream
         stream = self.by_request.get(related) if related is not None and not self.json else None
         await self._deliver(stream or self.standalone, frame)
 
     async def _deliver(self, stream: Stream, frame: bytes) -> None:
+        """Queue a frame on a stream; kept for replay unless it goes into a JSON body."""
+        if self.json and stream.id != STANDALONE:
+            await stream.put("", frame)  # a JSON answer is no event: nothing to resume
+            return
         event_id = await self.store.store(self.id, stream.id, frame)
         await stream.put(event_id, frame)
 
@@ -376,9 +369,33 @@ class HttpSession:
         if stream.id != STANDALONE:
             self.streams.pop(stream.id, None)
 
-    async def feed(self, body: bytes) -> None:
-        """Hand a POSTed body (one frame: a message or a batch) to the connection."""
-        await self.transport.inbox.put(body)
+    def parse(self, body: bytes) -> Inbound:
+        """Parse a POSTed body once, as the connection's session will take it."""
+        return self.connection.peer.session.parse(body)
+
+    @property
+    def batches(self) -> bool:
+        """Whether the negotiated revision takes JSON-RPC batches."""
+        return self.connection.peer.session.batch
+
+    async def feed(self, inbound: Inbound) -> None:
+        """Hand a POSTed body, parsed, to the connection, then send what it answers at once.
+
+        Open the POST's stream first (``open_stream``): answers are routed as they are written.
+        A request the client cancels gets no answer, so its stream stops waiting for one.
+        """
+        for event in await self.connection.peer.feed(inbound):
+            if isinstance(event, Cancelled):
+                self._drop(event.request_id)
+        await self.connection.peer.flush()
+
+    def _drop(self, request_id: RequestId) -> None:
+        """Stop waiting for the answer to a cancelled request."""
+        stream = self.by_request.pop(request_id, None)
+        if stream is not None:
+            stream.waiting_for.discard(request_id)
+            if not stream.waiting_for and not stream.done:
+                self._finish(stream)
 
     async def end(self) -> None:
         """End the session: stop the connection, close every stream, forget its events."""
@@ -388,9 +405,5 @@ class HttpSession:
         for stream in list(self.streams.values()):
             if not stream.done:
                 self._finish(stream)
-        await self.transport.close()
-        try:
-            await asyncio.wait_for(self.task, 2.0)
-        except (TimeoutError, asyncio.CancelledError, Exception):  # best effort: it is ending
-            self.task.cancel()
+        await self.connection.peer.close()  # handlers still running are cancelled
         await self.store.forget(self.id)

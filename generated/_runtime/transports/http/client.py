@@ -30,11 +30,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 import aiohttp
-import msgspec
 
 from ...core.errors import INTERNAL_ERROR, INVALID_REQUEST
 from ...core.events import RequestId
-from ...core.wire import Envelope
+from ...core.wire import Outbound, outbound
 from ..base import ConnectionClosed, RelatedId, SessionExpired
 from .base import (
     DEFAULT_TIMEOUT_S,
@@ -42,15 +41,13 @@ from .base import (
     JSON,
     HTTPTransportBase,
     media_type,
-    peek,
     read_body,
-    request_ids,
 )
 from .legacy import LegacySSETransport
 from .sse import SSEParser
 
 if TYPE_CHECKING:
-    from ...roles.client import ClientBase
+    from ...roles.client import ClientBase, InitT
 
 SESSION_HEADER: Final = "Mcp-Session-Id"
 VERSION_HEADER: Final = "MCP-Protocol-Version"
@@ -67,15 +64,6 @@ __all__ = [
     "StreamableHTTPTransport",
     "connect_http",
 ]
-
-
-class _InitResult(msgspec.Struct):
-    """The part of an initialize result the transport needs."""
-
-    protocol_version: Any = msgspec.field(default=None, name="protocolVersion")
-
-
-_INIT_DECODER: Final = msgspec.json.Decoder(_InitResult)
 
 
 class StreamableHTTPTransport(HTTPTransportBase):
@@ -107,41 +95,41 @@ class StreamableHTTPTransport(HTTPTransportBase):
         """Whether the server forgot our session (404); cleared by the next ``initialize``."""
         self.legacy: LegacySSETransport | None = None
         """The HTTP+SSE transport everything goes through after a fallback."""
-        self._init_id: RequestId | None = None
         self._first_post = True
         self._listener: asyncio.Task[None] | None = None
         self._exchanges: dict[RequestId, asyncio.Task[None]] = {}
 
     # -- writing -------------------------------------------------------------------------
 
-    async def write(self, frame: bytes, related: RelatedId = None) -> None:
+    async def write(self, message: Outbound | bytes, related: RelatedId = None) -> None:
         """POST one message; for a request the POST runs in the background."""
         self._check_open()
+        message = outbound(message)
         if self.legacy is not None:
-            await self.legacy.write(frame, related)
+            await self.legacy.write(message, related)
             return
-        messages = peek(frame)
-        ids = request_ids(messages)
-        methods = {m.method for m in messages if isinstance(m.method, str)}
-        initialize = "initialize" in methods
+        frame = message.data
+        ids = list(message.ids) if message.kind == "request" else []
+        initialize = message.method == "initialize"
         if initialize:
-            self._new_session(ids)
+            self._new_session()
         elif self.session_expired:
             raise SessionExpired(f"the session at {self.url} expired; initialize a new one")
-        self._abandon(messages)
+        if message.cancels is not None:
+            self._abandon(message.cancels)
         if ids and not initialize:
-            task = self._spawn(self._exchange(frame, ids))
+            task = self._spawn(self._exchange(message, ids))
             if len(ids) == 1:
                 self._track(ids[0], task)
             return
         sent_session, first, self._first_post = self.session_id is not None, self._first_post, False
         response = await self._send("POST", self.url, self._headers(), frame, stream=bool(ids))
         stream = await self._answer(
-            response, frame, ids, sent_session, initialize, fall_back=initialize and first
+            response, message, ids, sent_session, initialize, fall_back=initialize and first
         )
         if stream is not None:
             self._track(ids[0], self._spawn(self._resume(stream, ids)))
-        if "notifications/initialized" in methods and response.status < 300:
+        if message.method == "notifications/initialized" and response.status < 300:
             self._listener = self._spawn(self._listen())
 
     def _headers(self, accept: str = f"{JSON}, {EVENT_STREAM}") -> dict[str, str]:
@@ -154,11 +142,10 @@ class StreamableHTTPTransport(HTTPTransportBase):
             headers[VERSION_HEADER] = self.protocol_version
         return headers
 
-    def _new_session(self, ids: list[RequestId]) -> None:
+    def _new_session(self) -> None:
         """An initialize starts a new session: no session id, version or GET stream yet."""
         self.session_id = self.protocol_version = None
         self.session_expired = False
-        self._init_id = ids[0] if ids else None
         if self._listener is not None:
             self._listener.cancel()
             self._listener = None
@@ -176,26 +163,20 @@ class StreamableHTTPTransport(HTTPTransportBase):
         self._exchanges[rid] = task
         task.add_done_callback(lambda _: self._exchanges.pop(rid, None))
 
-    def _abandon(self, messages: list[Envelope]) -> None:
-        """Stop reading the answer streams of requests we are cancelling."""
-        for message in messages:
-            if message.method != "notifications/cancelled" or message.params is msgspec.UNSET:
-                continue
-            try:
-                params = msgspec.json.decode(message.params)
-            except msgspec.DecodeError:
-                continue
-            rid = params.get("requestId") if isinstance(params, dict) else None
-            task = self._exchanges.pop(rid, None) if isinstance(rid, str | int) else None
-            if task is not None:
-                task.cancel()
+    def _abandon(self, request_id: RequestId) -> None:
+        """Stop reading the answer stream of a request we are cancelling."""
+        task = self._exchanges.pop(request_id, None)
+        if task is not None:
+            task.cancel()
 
-    async def _exchange(self, frame: bytes, ids: list[RequestId]) -> None:
+    async def _exchange(self, message: Outbound, ids: list[RequestId]) -> None:
         """POST requests and queue what comes back (the background half of ``write``)."""
         sent_session = self.session_id is not None
         try:
-            response = await self._send("POST", self.url, self._headers(), frame, stream=True)
-            stream = await self._answer(response, frame, ids, sent_session, False)
+            response = await self._send(
+                "POST", self.url, self._headers(), message.data, stream=True
+            )
+            stream = await self._answer(response, message, ids, sent_session, False)
         except ConnectionClosed as exc:
             self._fail(str(exc))
             return
@@ -207,7 +188,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
     async def _answer(
         self,
         response: aiohttp.ClientResponse,
-        frame: bytes,
+        message: Outbound,
         ids: list[RequestId],
         sent_session: bool,
         initialize: bool,
@@ -223,7 +204,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
                 data = {"httpStatus": 404, "sessionExpired": True}
                 self._fail_requests(ids, INVALID_REQUEST, "Session expired (HTTP 404)", data)
                 raise SessionExpired(f"{self.url} answered 404 to session id: session expired")
-            if fall_back and status < 500 and await self._fall_back(frame):
+            if fall_back and status < 500 and await self._fall_back(message):
                 return None
             if ids:
                 self._error_answers(
@@ -243,7 +224,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         if not ids:
             return None
         if kind == JSON and body.strip():
-            missing = set(ids) - self._deliver(body)
+            missing = set(ids).difference(self._deliver(body))
             why = "the JSON body did not answer this request"
         else:
             missing = set(ids)
@@ -252,8 +233,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
             self._fail_requests(missing, INTERNAL_ERROR, f"No response from the server: {why}")
         return None
 
-    async def _fall_back(self, frame: bytes) -> bool:
-        """Try the 2024-11-05 HTTP+SSE transport at our URL; send ``frame`` if it answers."""
+    async def _fall_back(self, message: Outbound) -> bool:
+        """Try the 2024-11-05 HTTP+SSE transport at our URL; send ``message`` if it answers."""
         if not self.legacy_fallback:
             return False
         legacy = LegacySSETransport.taking_over(self)
@@ -262,19 +243,14 @@ class StreamableHTTPTransport(HTTPTransportBase):
         except ConnectionClosed:
             return False  # not closed: that would end reading from the queue it shares
         self.legacy = legacy
-        await legacy.write(frame)
+        await legacy.write(message)
         return True
 
-    def _on_response(self, env: Envelope) -> None:
-        """Learn the negotiated protocol version from the initialize result."""
-        if env.id != self._init_id or env.result is msgspec.UNSET:
-            return
-        try:
-            version = _INIT_DECODER.decode(env.result).protocol_version
-        except msgspec.DecodeError:
-            return
-        if isinstance(version, str):
-            self.protocol_version = version
+    def negotiated(self, version: str) -> None:
+        """Send the version the handshake chose as ``MCP-Protocol-Version`` from now on."""
+        self.protocol_version = version
+        if self.legacy is not None:
+            self.legacy.negotiated(version)
 
     # -- streams -------------------------------------------------------------------------
 
@@ -369,8 +345,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
 
 
 async def connect_http(
-    client: ClientBase, url: str, *, legacy: bool = False, **options: Any
-) -> Any:
+    client: ClientBase[InitT], url: str, *, legacy: bool = False, **options: Any
+) -> InitT:
     """Connect ``client`` to the MCP server at ``url``; return the initialize result.
 
     ``legacy=True`` speaks the 2024-11-05 HTTP+SSE transport directly; otherwise Streamable

@@ -8,16 +8,17 @@ session); ``/sse`` and ``/messages`` are the 2024-11-05 transport. Host and Orig
 checked against allow-lists (DNS rebinding), bodies are size-limited, and an optional
 ``authenticate`` hook answers 401 with ``WWW-Authenticate``.
 
-A body is checked whole (UTF-8, nesting, JSON-RPC shape: ``intake.py``) before any session
-sees it: a bad one gets 400 with a JSON-RPC error and never ends the session. Memory is
-bounded in bytes per stream and in the event store, and live sessions are capped; the
-defaults are on ``HttpOptions``.
+A body is checked whole (UTF-8, nesting, JSON-RPC shape) before it reaches a session: a bad
+one gets 400 with a JSON-RPC error and never ends the session. Memory is bounded in bytes per
+stream and in the event store, and live sessions are capped; the defaults are on
+``HttpOptions``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -26,9 +27,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import msgspec
 
-from ...core.frame_guard import DEFAULT_MAX_DEPTH
+from ...core.frame_guard import DEFAULT_MAX_DEPTH, frame_problem, shape_problem
+from ...core.wire import Inbound, Malformed, as_id, parse
 from ...roles.server import ServerBase
-from .intake import BadBody, Body, read_body
 from .session import (
     DEFAULT_STALL_TIMEOUT_S,
     DEFAULT_STREAM_BYTES,
@@ -116,12 +117,22 @@ def _error_body(message: str, code: int = -32600, id_: str | int | None = None) 
     return msgspec.json.encode(body)
 
 
-def _parse(body: bytes, max_depth: int) -> Body:
-    """Check a POSTed body; a bad one is refused with 400 and the JSON-RPC error it deserves."""
-    try:
-        return read_body(body, max_depth)
-    except BadBody as exc:
-        raise _Reject(400, exc.message, code=exc.code, id_=exc.id) from None
+def _refuse_bad(body: bytes, inbound: Inbound, max_depth: int) -> None:
+    """Refuse a body the server cannot accept, whole: 400 with the JSON-RPC error it deserves.
+
+    Then nothing of it reaches a session, whose error answers would have no stream to go on.
+    """
+    problem = frame_problem(body, max_depth)
+    if problem is not None:
+        raise _Reject(400, problem.message, code=problem.code)
+    if not inbound.messages:
+        raise _Reject(400, "Invalid Request: expected a JSON-RPC message")
+    for message in inbound.messages:
+        if isinstance(message, Malformed):
+            raise _Reject(400, message.error.message, code=message.error.code, id_=message.id)
+        shape = shape_problem(message)
+        if shape is not None:
+            raise _Reject(400, f"Invalid Request: {shape}", id_=as_id(message.id))
 
 
 def _host_name(value: str) -> str:
@@ -146,7 +157,6 @@ class McpHttpApp:
     def _register(self, session: HttpSession) -> None:
         """Keep a new session, and make sure idle ones get ended."""
         self.sessions[session.id] = session
-        session.task.add_done_callback(lambda _: self._on_session_stopped(session))
         timeout = self.options.session_idle_timeout
         if timeout is not None and (self._sweeper is None or self._sweeper.done()):
             self._sweeper = asyncio.create_task(self._sweep(timeout))
@@ -159,15 +169,6 @@ class McpHttpApp:
                 if session.idle_for() > timeout:
                     self.sessions.pop(session.id, None)
                     await session.end()
-
-    def _on_session_stopped(self, session: HttpSession) -> None:
-        """A session whose connection stopped is ended, so no POST waits on it (404 instead)."""
-        if self.sessions.get(session.id) is session:
-            del self.sessions[session.id]
-        if not session.ended:
-            task = asyncio.create_task(session.end())
-            self._ending.add(task)
-            task.add_done_callback(self._ending.discard)
 
     async def _make_room(self) -> None:
         """Before a new session: at ``max_sessions``, end the longest-idle one or refuse (503)."""
@@ -249,15 +250,30 @@ class McpHttpApp:
 
     # -- Streamable HTTP ------------------------------------------------------------------
 
+    def _known(self, headers: dict[str, str]) -> HttpSession | None:
+        """The live session a request names, if any (checked for real by ``_session``)."""
+        session_id = None if self.options.stateless else headers.get("mcp-session-id")
+        session = None if session_id is None else self.sessions.get(session_id)
+        return None if session is None or session.ended else session
+
     def _session(self, headers: dict[str, str]) -> HttpSession:
         session_id = headers.get("mcp-session-id")
         if session_id is None:
             raise _Reject(400, "Bad Request: the Mcp-Session-Id header is required")
         session = self.sessions.get(session_id)
-        if session is None or session.ended:
+        if session is not None and not session.ended and session.connection.peer.closed:
+            self.sessions.pop(session.id, None)  # its connection stopped: no POST may wait on it
+            self._end_later(session)
+        if session is None or session.ended or session.connection.peer.closed:
             raise _Reject(404, "Session not found")
         session.touch()
         return session
+
+    def _end_later(self, session: HttpSession) -> None:
+        """End a session in the background (from code that cannot wait)."""
+        task = asyncio.create_task(session.end())
+        self._ending.add(task)
+        task.add_done_callback(self._ending.discard)
 
     def _check_version(self, headers: dict[str, str], session: HttpSession | None) -> None:
         version = headers.get("mcp-protocol-version")
@@ -265,7 +281,7 @@ class McpHttpApp:
             return
         if version not in self.versions:
             raise _Reject(400, f"Bad Request: unsupported MCP-Protocol-Version {version!r}")
-        negotiated = session.connection.protocol_version if session else ""
+        negotiated = session.protocol_version if session else ""
         if negotiated and version != negotiated:
             raise _Reject(400, f"Bad Request: MCP-Protocol-Version is not {negotiated!r}")
 
@@ -279,36 +295,38 @@ class McpHttpApp:
         if not headers.get("content-type", "").startswith("application/json"):
             raise _Reject(415, "Unsupported Media Type: Content-Type must be application/json")
         body = await _read_body(receive, self.options.max_body)
-        parsed = _parse(body, self.options.max_depth)
-        requests = parsed.request_ids
+        # Parsed once, by the session that will take it when there is one: what routing
+        # needs (ids owed an answer, methods) comes from the same parse the session acts on.
+        known = self._known(headers)
+        inbound = known.parse(body) if known is not None else parse(body)
+        _refuse_bad(body, inbound, self.options.max_depth)
+        requests = inbound.request_ids
         if self.options.stateless and not requests:
-            if parsed.batch and not self._batches(headers.get("mcp-protocol-version")):
+            if inbound.batch and not self._batches(headers.get("mcp-protocol-version")):
                 raise _Reject(400, "Invalid Request: batches are not supported by this revision")
             await _respond(send, 202, b"", content_type=None)  # nothing outlives a stateless POST
             return
-        session = await self._session_for_post(headers, "initialize" in parsed.methods)
+        session = await self._session_for_post(headers, "initialize" in inbound.methods)
         extra: list[tuple[bytes, bytes]] = []
         if not self.options.stateless:
             extra.append((b"mcp-session-id", session.id.encode()))
-        if parsed.batch and not session.connection.peer.session.batch:
+        if inbound.batch and not session.batches:
             message = "Invalid Request: batches are not supported by this revision"
             raise _Reject(400, message, extra)
         if not requests:
-            await session.feed(body)
-            for env in parsed.messages:
-                if env.method == "notifications/cancelled" and env.params:
-                    _drop_cancelled(session, msgspec.json.decode(env.params))
+            await session.feed(inbound)
             await _respond(send, 202, b"", extra, content_type=None)
             return
         stream = session.open_stream(requests)
-        await session.feed(body)
+        # The priming event's id must come before any event of the stream: stored first.
+        prime = b"" if self.options.json_response else await self._priming(session, stream)
+        await session.feed(inbound)
         try:
             if self.options.json_response:
                 frames = await _collect(stream)
                 payload = frames[0] if len(frames) == 1 else b"[" + b",".join(frames) + b"]"
                 await _respond(send, 200, payload, extra)
             else:
-                prime = await self._priming(session, stream)
                 await _stream_sse(stream, receive, send, extra, first=prime)
         finally:
             if self.options.stateless:
@@ -415,23 +433,10 @@ class McpHttpApp:
         if session is None or not session.legacy:
             raise _Reject(404, "Session not found")
         body = await _read_body(receive, self.options.max_body)
-        _parse(body, self.options.max_depth)
-        await session.feed(body)
+        inbound = session.parse(body)
+        _refuse_bad(body, inbound, self.options.max_depth)
+        await session.feed(inbound)
         await _respond(send, 202, b"Accepted", content_type=b"text/plain")
-
-
-def _is_id(value: Any) -> bool:
-    return isinstance(value, str | int) and not isinstance(value, bool)
-
-
-def _drop_cancelled(session: HttpSession, params: Any) -> None:
-    """A cancelled request gets no response: stop its stream waiting for one."""
-    request_id = params.get("requestId") if isinstance(params, dict) else None
-    stream = session.by_request.pop(request_id, None) if request_id is not None else None
-    if stream is not None:
-        stream.waiting_for.discard(request_id)
-        if not stream.waiting_for:
-            stream.close()
 
 
 async def _read_body(receive: Receive, limit: int) -> bytes:
@@ -494,36 +499,52 @@ async def _stream_sse(
         await send(
             {"type": "http.response.body", "body": _event(event_id, data), "more_body": True}
         )
-    if stream is not None and not stream.done:
-        await _relay(stream, receive, send, sent)
+    tail = await _pump(stream, receive, send, sent) if stream is not None else b""
     with contextlib.suppress(Exception):
-        await send({"type": "http.response.body", "body": b""})
+        await send({"type": "http.response.body", "body": tail})
 
 
-async def _relay(stream: Stream, receive: Receive, send: Send, sent: set[str]) -> None:
-    """Send a live stream's events until it ends, the client goes, or another reader takes over."""
+async def _pump(stream: Stream, receive: Receive, send: Send, sent: set[str]) -> bytes:
+    """Send a stream's events until it ends, the client goes away, or another reader takes
+    over (a resumption); return what is left.
+
+    Events already queued go out together without any task; only when the stream must be
+    waited on do tasks watch for the client going away or being replaced. The events that
+    arrived with the end of the stream are returned, to go out with the last body message.
+    """
     preempted = stream.claim()
-    gone = asyncio.create_task(_wait_disconnect(receive))
-    replaced = asyncio.create_task(preempted.wait())
+    ready: list[bytes] = []
+    watchers: list[asyncio.Task[Any]] = []
     try:
-        while True:
-            getter = asyncio.create_task(stream.get())
-            finished, _ = await asyncio.wait(
-                {getter, gone, replaced}, return_when=asyncio.FIRST_COMPLETED
-            )
-            if getter not in finished or replaced in finished:
-                getter.cancel()  # an event taken now is in the store: a resumption replays it
-                break
-            item = getter.result()
+        while not preempted.is_set():
+            if stream.queue.empty():
+                if stream.done:
+                    break
+                if ready:
+                    body, ready = b"".join(ready), []
+                    await send({"type": "http.response.body", "body": body, "more_body": True})
+                if not watchers:
+                    watchers = [
+                        asyncio.create_task(_wait_disconnect(receive)),
+                        asyncio.create_task(preempted.wait()),
+                    ]
+                getter = asyncio.ensure_future(stream.get())
+                await asyncio.wait({getter, *watchers}, return_when=asyncio.FIRST_COMPLETED)
+                if not getter.done() or preempted.is_set():
+                    getter.cancel()  # an event taken now is in the store: a resumption has it
+                    break
+                item = getter.result()
+            else:
+                item = stream.get_nowait()
             if item is None:
                 break
-            if item[0] in sent:
-                continue
-            await send({"type": "http.response.body", "body": _event(*item), "more_body": True})
+            if item[0] not in sent:
+                ready.append(_event(*item))
     finally:
         stream.release(preempted)
-        gone.cancel()
-        replaced.cancel()
+        for watcher in watchers:
+            watcher.cancel()
+    return b"".join(ready)
 
 
 def _event(event_id: str, data: bytes) -> bytes:
@@ -557,7 +578,13 @@ def run_http(
     port: int = 8000,
     options: HttpOptions | None = None,
 ) -> None:
-    """Serve MCP over HTTP with uvicorn until interrupted (blocking; uvloop when installed)."""
+    """Serve MCP over HTTP with uvicorn until interrupted (blocking; uvloop when installed).
+
+    What is loaded by then (modules, generated types, tables) lives as long as the process:
+    it is frozen out of the garbage collector's scans, which then only look at new objects.
+    """
     uvicorn: Any = importlib.import_module("uvicorn")
     app = McpHttpApp(servers, options)
+    gc.collect()
+    gc.freeze()
     uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on", loop="auto")

@@ -1,0 +1,280 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
+"""What both roles share: the connection (a peer, a negotiated revision, both sides'
+capabilities), the context a handler gets, and how handlers are found on an object.
+
+``ClientBase`` is a ``Connection``; a server has one ``ServerConnection`` per client. Both
+send through ``request``/``notify``, typed by the revision's ``MethodSpec`` constants
+(``await conn.request(TOOLS_CALL, params)`` returns a ``CallToolResult``), and receive
+through the one dispatcher in ``dispatch.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from functools import lru_cache
+from typing import Any, TypeVar, overload
+
+import msgspec
+
+from ..core.errors import METHOD_NOT_FOUND, CapabilityError, MCPError
+from ..core.events import Notification, Request
+from ..core.lifecycle import gate
+from ..core.methods import MethodSpec
+from . import dispatch
+from .peer import Peer, ProgressCallback
+
+P = TypeVar("P")
+R = TypeVar("R")
+F = TypeVar("F", bound=Callable[..., Any])
+
+Handler = Callable[[Any, Any], Awaitable[Any]]
+"""A handler bound to its owner: (params, context) -> result."""
+Builtin = Callable[[Request], Awaitable[Any]]
+"""A request the role answers itself (``ping``, ``initialize``, default ``logging/setLevel``)."""
+
+
+class Default:
+    """The type of ``DEFAULT``: use the connection's own timeout."""
+
+
+DEFAULT = Default()
+
+
+def unimplemented(handler: F) -> F:
+    """Mark a generated default handler: not overriding it means the method is not supported."""
+    handler.__mcpgen_default__ = True  # type: ignore[attr-defined]
+    return handler
+
+
+def is_implemented(owner: object, attr: str) -> bool:
+    """Whether ``owner`` overrides the generated default handler ``attr``."""
+    handler: object = getattr(owner, attr, None)
+    return handler is not None and not getattr(handler, "__mcpgen_default__", False)
+
+
+def implemented_handlers(owner: object, routes: Mapping[str, str]) -> dict[str, Handler]:
+    """Method name -> bound handler, for every route whose handler ``owner`` overrides."""
+    found: dict[str, Handler] = {}
+    for method, attr in routes.items():
+        if is_implemented(owner, attr):
+            found[method] = getattr(owner, attr)
+    return found
+
+
+def implemented_capabilities(
+    owner: object, routes: Mapping[str, str], methods: Mapping[str, MethodSpec[Any, Any]]
+) -> dict[str, Any]:
+    """The capabilities that follow from the handlers ``owner`` overrides (``tools``, ...)."""
+    caps: dict[str, Any] = {}
+    for method in implemented_handlers(owner, routes):
+        spec = methods[method]
+        if spec.capability is None:
+            continue
+        top, _, sub = spec.capability.partition(".")
+        entry = caps.setdefault(top, {})
+        if sub:
+            entry[sub] = True
+    return caps
+
+
+@lru_cache(maxsize=64)
+def _carries_message(params_type: type[Any]) -> bool:
+    """Whether a revision's progress params have a ``message`` (2024-11-05's do not)."""
+    try:
+        return any(f.encode_name == "message" for f in msgspec.structs.fields(params_type))
+    except TypeError:  # not a Struct: a plain mapping takes any member
+        return True
+
+
+class RequestContext:
+    """What a handler gets besides its params: progress, and requests to the peer."""
+
+    def __init__(self, connection: Connection, incoming: Request) -> None:
+        self.connection = connection
+        self.incoming = incoming
+        """The peer's request being handled (id, method, params, progress token)."""
+
+    @property
+    def protocol_version(self) -> str:
+        """The negotiated protocol version."""
+        return self.connection.protocol_version
+
+    async def progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Report progress, if the peer asked for it (a no-op otherwise)."""
+        token = self.incoming.progress_token
+        if token is None:
+            return
+        spec = self.connection.methods.get("notifications/progress")
+        if spec is not None and spec.params is not None and not _carries_message(spec.params):
+            message = None
+        await self.connection.peer.progress(token, progress, total, message)
+
+    @overload
+    async def request(
+        self, method: MethodSpec[P, R], params: P, *, timeout: float | None = None
+    ) -> R: ...
+
+    @overload
+    async def request(
+        self, method: str, params: Any = None, *, timeout: float | None = None
+    ) -> Any: ...
+
+    async def request(
+        self,
+        method: MethodSpec[Any, Any] | str,
+        params: Any = None,
+        *,
+        timeout: float | None = None,
+    ) -> Any:
+        """Send a request to the peer within the negotiated capabilities; return its result."""
+        return await self.connection.request(method, params, timeout=timeout)
+
+    async def send_request(
+        self, method: str, params: Any = None, timeout: float | None = None
+    ) -> Any:
+        """Send a request by wire name (the untyped form of ``request``); return its result."""
+        return await self.connection.request(method, params, timeout=timeout)
+
+    @overload
+    async def notify(self, method: MethodSpec[P, None], params: P) -> None: ...
+
+    @overload
+    async def notify(self, method: str, params: Any = None) -> None: ...
+
+    async def notify(self, method: MethodSpec[Any, None] | str, params: Any = None) -> None:
+        """Send a notification to the peer; it is not part of this request (HTTP: GET stream)."""
+        await self.connection.notify(method, params, related=False)
+
+
+class Connection:
+    """One connection of either role: the peer, the revision in use, both capabilities.
+
+    A role fills ``handlers`` (method -> bound handler of what it overrides) and
+    ``builtins`` (requests it answers itself) and says which context its handlers get.
+    """
+
+    def __init__(self) -> None:
+        self.peer: Peer
+        self.protocol_version = ""
+        self.our_capabilities: dict[str, Any] = {}
+        self.their_capabilities: dict[str, Any] = {}
+        self.methods: Mapping[str, MethodSpec[Any, Any]] = {}
+        self.handlers: Mapping[str, Handler] = {}
+        self.builtins: dict[str, Builtin] = {"ping": _pong}
+        self.fallbacks: dict[str, Builtin] = {}
+        """Requests the role answers when the owner does not (``logging/setLevel``)."""
+
+    @property
+    def default_timeout(self) -> float | None:
+        """How long ``request`` waits unless told otherwise (None: for ever)."""
+        return None
+
+    # -- negotiation -----------------------------------------------------------------------
+
+    def negotiate(
+        self,
+        version: str,
+        methods: Mapping[str, MethodSpec[Any, Any]],
+        *,
+        batch: bool,
+        handshake: bool = True,
+    ) -> None:
+        """Adopt the revision the handshake chose, on this side and in the session."""
+        self.peer.negotiate(version, methods, batch=batch, handshake=handshake)
+        self.protocol_version = version
+        self.methods = methods
+
+    # -- sending -----------------------------------------------------------------------------
+
+    def check(self, method: str | MethodSpec[Any, Any], sending: bool) -> MethodSpec[Any, Any]:
+        """Return the table's spec of a method we send, refusing it if a capability is missing."""
+        name = method if isinstance(method, str) else method.method
+        spec = self.methods.get(name)
+        if spec is None:
+            raise MCPError(METHOD_NOT_FOUND, f"{name} does not exist in {self.protocol_version}")
+        why = gate(
+            spec, ours=self.our_capabilities, theirs=self.their_capabilities, sending=sending
+        )
+        if why is not None:
+            raise CapabilityError(why)
+        return spec
+
+    @overload
+    async def request(
+        self,
+        method: MethodSpec[P, R],
+        params: P,
+        *,
+        timeout: float | Default | None = DEFAULT,
+        progress: ProgressCallback | None = None,
+    ) -> R: ...
+
+    @overload
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | Default | None = DEFAULT,
+        progress: ProgressCallback | None = None,
+    ) -> Any: ...
+
+    async def request(
+        self,
+        method: MethodSpec[Any, Any] | str,
+        params: Any = None,
+        *,
+        timeout: float | Default | None = DEFAULT,
+        progress: ProgressCallback | None = None,
+    ) -> Any:
+        """Send a request the capabilities allow and return its decoded result."""
+        spec = self.check(method, sending=True)
+        wait = self.default_timeout if isinstance(timeout, Default) else timeout
+        return await self._send_request(spec, params, wait, progress)
+
+    async def _send_request(
+        self,
+        spec: MethodSpec[Any, Any],
+        params: Any,
+        timeout: float | None,
+        progress: ProgressCallback | None,
+    ) -> Any:
+        """Put one request on the wire and wait for its result (the client adds renewal)."""
+        return await self.peer.request(spec, params, timeout=timeout, progress=progress)
+
+    @overload
+    async def notify(
+        self, method: MethodSpec[P, None], params: P, *, related: bool = True
+    ) -> None: ...
+
+    @overload
+    async def notify(self, method: str, params: Any = None, *, related: bool = True) -> None: ...
+
+    async def notify(
+        self, method: MethodSpec[Any, None] | str, params: Any = None, *, related: bool = True
+    ) -> None:
+        """Send a notification the capabilities allow."""
+        spec = self.check(method, sending=True)
+        await self.peer.notify(spec, params, related=related)
+
+    # -- receiving (see dispatch.py) --------------------------------------------------------
+
+    def context(self, request: Request) -> RequestContext:
+        """The context a handler of ``request`` gets."""
+        return RequestContext(self, request)
+
+    async def on_notification(self, method: str, params: Any) -> None:
+        """Receive a notification of the peer (no-op unless the role says otherwise)."""
+
+    async def _on_request(self, request: Request) -> Any:
+        return await dispatch.dispatch_request(self, request)
+
+    async def _on_notification(self, notification: Notification) -> None:
+        await dispatch.dispatch_notification(self, notification)
+
+
+async def _pong(request: Request) -> dict[str, Any]:
+    """Answer ``ping``."""
+    return {}

@@ -1,0 +1,100 @@
+"""What a user of the generated package sees, pinned for mypy --strict and pyright strict.
+
+Not run: ``tests/test_typing.py`` type-checks this module with both checkers and compares each
+``reveal_type`` with the assertion in its trailing comment (``typ`` is the revealed type's text,
+as msgspec's ``tests/typing`` does). A line ending in ``# expect-error`` must be refused by both.
+"""
+
+from __future__ import annotations
+
+from typing import reveal_type
+
+from generated.v2025_11_25 import Client, Server, ServerContext
+from generated.v2025_11_25 import methods as m
+from generated.v2025_11_25 import types as t
+from generated.v2026_07_28 import types as t26
+
+
+async def check_call_result(client: Client) -> None:
+    """A call returns its method's result type, not Any."""
+    result = await client.call_tool(name="search", arguments={"q": "x"})
+    reveal_type(result)  # assert "CallToolResult" in typ
+    reveal_type(result.content)  # assert "list[" in typ and "TextContent" in typ
+    tools = await client.list_tools()
+    reveal_type(tools.tools)  # assert "list[" in typ and "Tool" in typ
+    async for tool in client.iter_tools():
+        reveal_type(tool)  # assert typ.endswith("Tool")
+
+
+async def check_async_with() -> None:
+    """``async with`` gives the generated subclass, not the runtime base."""
+    async with Client() as client:
+        reveal_type(client)  # assert typ.endswith("Client") and "Base" not in typ
+
+
+async def check_connect(client: Client) -> None:
+    """``connect*`` return the revision's InitializeResult."""
+    init = await client.connect_stdio("server")
+    reveal_type(init)  # assert typ.endswith("InitializeResult")
+    reveal_type(init.protocol_version)  # assert typ == "str" or typ == "builtins.str"
+
+
+class MyServer(Server):
+    """A server that overrides two handlers."""
+
+    async def call_tool(
+        self, params: t.CallToolRequestParams, ctx: ServerContext
+    ) -> t.CallToolResult:
+        """Answer tools/call."""
+        reveal_type(params)  # assert typ.endswith("CallToolRequestParams")
+        reveal_type(ctx)  # assert typ.endswith("ServerContext")
+        roots = await ctx.list_roots()
+        reveal_type(roots)  # assert typ.endswith("ListRootsResult")
+        return t.CallToolResult(content=[t.TextContent(text=params.name)])
+
+    async def list_tools(
+        self, params: t.PaginatedRequestParams | None, ctx: ServerContext
+    ) -> t.ListToolsResult:
+        """Answer tools/list: params may be absent, as the method table says."""
+        reveal_type(params)  # assert "PaginatedRequestParams" in typ and "None" in typ
+        return t.ListToolsResult(tools=[])
+
+
+def check_handler_signatures() -> None:
+    """Handlers take the method's params (required, as in the table) and the revision's context."""
+    reveal_type(Server.call_tool)  # assert "CallToolRequestParams, ctx" in typ
+    reveal_type(Server.list_tools)  # assert "PaginatedRequestParams | None" in typ
+
+
+def check_method_specs() -> None:
+    """Each method's constant carries its params and result types."""
+    reveal_type(m.TOOLS_CALL)  # assert "CallToolRequestParams, " in typ and "Result]" in typ
+    reveal_type(m.NOTIFICATIONS_PROGRESS)  # assert "NotificationParams, None]" in typ
+    reveal_type(m.ROOTS_LIST)  # assert "RequestParams | None" in typ and "ListRootsResult" in typ
+
+
+async def check_context_request(ctx: ServerContext) -> None:
+    """The runtime's request takes a spec and returns its result type."""
+    result = await ctx.request(m.ROOTS_LIST, None)
+    reveal_type(result)  # assert typ.endswith("ListRootsResult")
+
+
+def check_union_members(block: t.ContentBlock, params: t.ElicitRequestParams) -> None:
+    """Unions show their members, tagged (native) and untagged (decoded by shape) alike."""
+    reveal_type(block)  # assert typ.count(" | ") == 4 and "EmbeddedResource" in typ
+    reveal_type(params)  # assert "URLParams | " in typ and "FormParams" in typ
+
+
+def check_json_value(value: t26.JSONObject) -> None:
+    """JSON values are typed recursively, not as Any."""
+    inner = value["key"]
+    reveal_type(inner)  # assert "Any" not in typ and "str" in typ
+
+
+def check_refusals(client: Client, value: t26.JSONObject) -> None:
+    """What the types refuse."""
+    client.call_tool()  # expect-error
+    bad: t26.JSONObject = {"a": object()}  # expect-error
+    del bad
+    none_inside: t26.JSONValue = [None]  # expect-error
+    del none_inside
