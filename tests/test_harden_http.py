@@ -13,6 +13,7 @@ from generated._runtime.transports.http import server as http_server
 from generated._runtime.transports.http.server import HttpOptions
 from generated._runtime.transports.http.session import MemoryEventStore
 
+from .harden_server import Server1125
 from .harden_support import unread_post
 from .http_support import (
     ACCEPT_BOTH,
@@ -203,3 +204,25 @@ async def test_unread_stream_slows_then_cuts_its_producer() -> None:
         assert cut.queued_bytes == 0  # what it queued was dropped with it
         writer.close()
         await still_serves(live, 10)
+
+
+@bounded
+async def test_post_stream_of_2025_11_25_starts_with_a_priming_event_before_its_events() -> None:
+    """Defect 8, server side: a stream cut before its first message can still be resumed.
+
+    The priming event (an id, no data) comes first and its id is older than every event of the
+    stream, so resuming from it replays them all.
+    """
+    async with live_app(servers=[Server1125()]) as live:
+        await live.raw.start("2025-11-25")
+        body = call(3, "blast", {"n": 3, "size": 5}, token="p")
+        response = await live.raw.post(body, mcp_protocol_version="2025-11-25")
+        lines = response.text.split("\n")
+        assert lines[0].startswith("id: ") and lines[1] == "data:", lines[:3]
+        prime = int(lines[0][4:])
+        ids = [int(line[4:]) for line in lines[2:] if line.startswith("id: ")]
+        assert len(ids) == 4 and all(prime < n for n in ids)
+        get = {"accept": "text/event-stream", "last-event-id": str(prime)}
+        get["mcp-session-id"] = live.raw.session_id or ""
+        replay = await live.client.get("/mcp", headers=get)
+        assert replay.text.count("data: {") == 4 and '"id":3' in replay.text.replace(" ", "")
