@@ -23,14 +23,14 @@ import msgspec  # noqa: E402
 
 from bench.corpus import CLIENT_RECEIVES, SERVER_RECEIVES, frames  # noqa: E402
 from generated._runtime.core.methods import MethodSpec  # noqa: E402
-from generated._runtime.core.wire import (  # noqa: E402
-    Malformed,
+from generated._runtime.core.reader import (  # noqa: E402
     decode_error,
     decode_result,
     read_params,
     reader_for,
     request_params,
 )
+from generated._runtime.core.wire import Malformed  # noqa: E402
 from generated.v2025_06_18.methods import METHODS  # noqa: E402
 
 ROUNDS = 5

@@ -18,12 +18,14 @@ import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import aiohttp
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.cpu import ServerCPU  # noqa: E402
 from generated._runtime.transports.http.client import connect_http  # noqa: E402
 from generated.v2025_06_18 import Client  # noqa: E402
 
@@ -57,20 +59,31 @@ async def server(script: str, *args: str) -> AsyncIterator[str]:
         proc.wait(10)
 
 
-async def timed(concurrency: int, call: Callable[[int], Awaitable[object]]) -> float:
-    """Calls per second for ``CALLS`` calls with ``concurrency`` in flight."""
+class Rate(NamedTuple):
+    """Calls per second, and the server process's CPU time per call (microseconds)."""
+
+    per_s: float
+    server_us: float
+
+
+async def timed(concurrency: int, call: Callable[[int], Awaitable[object]]) -> Rate:
+    """Time ``CALLS`` calls with ``concurrency`` in flight."""
     numbers = iter(range(CALLS))
 
     async def worker() -> None:
         for i in numbers:
             await call(i)
 
+    cpu = ServerCPU()
+    cpu.start()
     start = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
-    return CALLS / (time.perf_counter() - start)
+    elapsed = time.perf_counter() - start
+    cpu.stop()
+    return Rate(CALLS / elapsed, cpu.spent_ns / 1000 / CALLS)
 
 
-async def ours(mode: str, concurrency: int) -> float:
+async def ours(mode: str, concurrency: int) -> Rate:
     """Our client against our server in ``mode`` (sse, json, stateless)."""
     async with server("ours_http.py", mode) as base:
         client = Client(name="bench")
@@ -84,7 +97,7 @@ async def ours(mode: str, concurrency: int) -> float:
             await client.close()
 
 
-async def sdk(mode: str, concurrency: int) -> float:
+async def sdk(mode: str, concurrency: int) -> Rate:
     """The official SDK's client against its server in ``mode``."""
     from mcp.client.session import ClientSession
     from mcp.client.streamable_http import streamable_http_client
@@ -99,7 +112,7 @@ async def sdk(mode: str, concurrency: int) -> float:
         return await timed(concurrency, lambda i: session.call_tool("echo", {"text": f"m{i}"}))
 
 
-async def floor(concurrency: int) -> float:
+async def floor(concurrency: int) -> Rate:
     """aiohttp (the client library our transport uses) POSTing to a fixed-body ASGI endpoint."""
     body = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}'
     headers = {"content-type": "application/json", "accept": "application/json"}
@@ -121,14 +134,18 @@ async def main() -> None:
         sdk_sse = await sdk("sse", concurrency)
         sdk_stateless = await sdk("stateless", concurrency)
         print(
-            f"HTTP tools/call, {label}: floor {base:,.0f}/s, SDK SSE {sdk_sse:,.0f}/s, "
-            f"SDK stateless JSON {sdk_stateless:,.0f}/s"
+            f"HTTP tools/call, {label}: floor {base.per_s:,.0f}/s, "
+            f"SDK SSE {sdk_sse.per_s:,.0f}/s ({sdk_sse.server_us:.0f} us server CPU/call), "
+            f"SDK stateless JSON {sdk_stateless.per_s:,.0f}/s ({sdk_stateless.server_us:.0f} us)"
         )
         for mode in ("sse", "json", "stateless"):
             rate = await ours(mode, concurrency)
             print(
-                f"  ours ({mode}): {rate:,.0f}/s; ours/SDK SSE = {rate / sdk_sse:.1f}x, "
-                f"ours/SDK stateless = {rate / sdk_stateless:.1f}x, floor/ours = {base / rate:.2f}x"
+                f"  ours ({mode}): {rate.per_s:,.0f}/s ({rate.server_us:.0f} us server CPU/call); "
+                f"ours/SDK SSE = {rate.per_s / sdk_sse.per_s:.1f}x, "
+                f"ours/SDK stateless = {rate.per_s / sdk_stateless.per_s:.1f}x, "
+                f"floor/ours = {base.per_s / rate.per_s:.2f}x; server CPU ours/SDK SSE = "
+                f"{rate.server_us / sdk_sse.server_us:.2f}x"
             )
 
 

@@ -202,12 +202,22 @@ async def resources(client: DemoClient) -> None:
         expect(exc.code == -32002, "an unknown resource is -32002 Resource not found", exc)
 
 
+async def soon(condition: Callable[[], bool], within: float = 2.0) -> bool:
+    """Whether ``condition`` holds now or within ``within`` seconds."""
+    deadline = asyncio.get_running_loop().time() + within
+    while not condition() and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.01)
+    return condition()
+
+
 async def subscriptions(client: DemoClient) -> None:
     """Subscribe to a note, change it with a tool, see the update; then unsubscribe."""
     uri = "demo://notes/2"
     await client.subscribe(uri=uri)
     await client.call_tool(name="edit_note", arguments={"id": "2", "text": "call Ada at 5"})
-    expect(client.updated == [uri], "notifications/resources/updated arrived", client.updated)
+    # Not tied to the call: over HTTP it comes on the GET stream, maybe after the call's answer.
+    arrived = await soon(lambda: client.updated == [uri])
+    expect(arrived, "notifications/resources/updated arrived", client.updated)
     note = (await client.read_resource(uri=uri)).contents[0]
     ok = isinstance(note, t.TextResourceContents) and note.text == "call Ada at 5"
     expect(ok, "reading it again shows the change", note)

@@ -15,6 +15,7 @@ from generated._runtime.transports.base import Outbound, Transport
 from generated._runtime.transports.memory import memory_pair
 from generated.v2025_03_26 import types as t0326
 from generated.v2025_06_18 import Client, Server, ServerContext
+from generated.v2025_06_18 import methods as m
 from generated.v2025_06_18 import types as t
 
 STEP_S = 2.0
@@ -183,7 +184,7 @@ class EchoServer(Server):
         if params.name == "sample":
             return await self._sample(ctx, args.get("timeout"))
         if params.name == "ping_client":
-            return text(await ctx.send_request("ping"))
+            return text(await ctx.request(m.PING, None))
         raise AssertionError(f"no tool {params.name}")
 
     async def _sample(self, ctx: ServerContext, timeout: float | None) -> t.CallToolResult:

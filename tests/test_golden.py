@@ -119,3 +119,18 @@ def test_generated_package_imports_without_mcpgen(fresh: Path) -> None:
         check=False,
     )
     assert proc.stdout.strip() == "ok", proc.stderr
+
+
+def test_generated_modules_are_black_stable(fresh: Path) -> None:
+    """Black (the fixed settings) leaves every generated module as it is: one pass was enough."""
+    import black
+
+    from mcpgen.render.project import BLACK_MODE
+
+    unstable = [
+        str(path.relative_to(fresh))
+        for path in sorted(fresh.rglob("*.py"))
+        if "_runtime" not in path.parts
+        and black.format_str(path.read_text(), mode=BLACK_MODE) != path.read_text()
+    ]
+    assert not unstable

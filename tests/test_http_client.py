@@ -166,8 +166,8 @@ async def test_stateless_json_mode(servers: SDKServers) -> None:
     assert client.peer.transport.session_id is None
     assert texts(await client.call_tool(name="echo", arguments={"text": "hi"})) == ["echo: hi"]
     assert texts(await client.call_tool(name="work", arguments={"steps": 1})) == ["done 1"]
-    with pytest.raises(MCPError):
-        await client.request("no/such/method")
+    with pytest.raises(MCPError):  # a method 2025-06-18 does not have
+        await client.request(v2025_11_25.methods.TASKS_LIST, None)
     await client.close()
     wire = seen(url)[before:]
     assert all("mcp-session-id" not in h for _, _, h in wire)

@@ -10,6 +10,10 @@ import httpx
 
 from generated._runtime.transports.http.server import HttpOptions
 from generated._runtime.transports.http.session import MemoryEventStore
+from generated.v2025_06_18.methods import (
+    NOTIFICATIONS_RESOURCES_LIST_CHANGED,
+    NOTIFICATIONS_TOOLS_LIST_CHANGED,
+)
 
 from .http_support import (
     SSE,
@@ -150,14 +154,14 @@ async def test_resume_get_stream() -> None:
         await live.raw.start()
         connection = live.connection()
         async with live.raw.stream("GET") as get:
-            await connection.notify("notifications/tools/list_changed")
+            await connection.notify(NOTIFICATIONS_TOOLS_LIST_CHANGED, None)
             seen = await get.next()
         await wait_detached(live)
-        await connection.notify("notifications/resources/list_changed")
-        await connection.notify("notifications/tools/list_changed")
+        await connection.notify(NOTIFICATIONS_RESOURCES_LIST_CHANGED, None)
+        await connection.notify(NOTIFICATIONS_TOOLS_LIST_CHANGED, None)
         async with live.raw.stream("GET", last_event_id=seen.id or "") as resumed:
             events = [await resumed.next(), await resumed.next()]
-            await connection.notify("notifications/resources/list_changed")
+            await connection.notify(NOTIFICATIONS_RESOURCES_LIST_CHANGED, None)
             events += await resumed.until_quiet()
         methods = [e.data["method"] for e in events]
         assert methods == [
@@ -182,7 +186,7 @@ async def test_event_ids_unique_within_session() -> None:
                         (await live.raw.post(call(i, "count", {"n": 2}, token=i))).content
                     )
                 ]
-                await live.connection().notify("notifications/tools/list_changed")
+                await live.connection().notify(NOTIFICATIONS_TOOLS_LIST_CHANGED, None)
                 ids.append((await get.next()).id)
         assert None not in ids and len(ids) == 1 + 3 * 5 + 3
         assert len(set(ids)) == len(ids)
@@ -232,8 +236,9 @@ async def test_sessions_are_isolated() -> None:
         await other.start()
         async with live.raw.stream("GET") as get_a, other.stream("GET") as get_b:
             mine, theirs = await asyncio.gather(count_in(live.raw, "A"), count_in(other, "B"))
-            await live.connection().notify("notifications/tools/list_changed")
-            await live.connection(other.session_id).notify("notifications/resources/list_changed")
+            await live.connection().notify(NOTIFICATIONS_TOOLS_LIST_CHANGED, None)
+            other_connection = live.connection(other.session_id)
+            await other_connection.notify(NOTIFICATIONS_RESOURCES_LIST_CHANGED, None)
             assert (await get_a.next()).data["method"] == "notifications/tools/list_changed"
             assert (await get_b.next()).data["method"] == "notifications/resources/list_changed"
             await get_a.quiet(0.1)

@@ -15,6 +15,10 @@ from collections.abc import AsyncIterator
 import pytest_asyncio
 
 from generated._runtime.transports.http.server import HttpOptions
+from generated.v2025_06_18.methods import (
+    NOTIFICATIONS_RESOURCES_LIST_CHANGED,
+    NOTIFICATIONS_TOOLS_LIST_CHANGED,
+)
 
 from .http_support import (
     SSE,
@@ -124,7 +128,7 @@ async def test_second_get_stream_conflicts(live: Live) -> None:
             break
         await asyncio.sleep(0.02)
     async with live.raw.stream("GET") as reopened:
-        await live.connection().notify("notifications/tools/list_changed")
+        await live.connection().notify(NOTIFICATIONS_TOOLS_LIST_CHANGED, None)
         assert (await reopened.next()).data["method"] == "notifications/tools/list_changed"
 
 
@@ -137,7 +141,7 @@ async def test_unsolicited_message_goes_to_get_stream_only(live: Live) -> None:
         live.raw.stream("POST", call(1, "slow", {}, 7)) as post,
     ):
         assert (await post.next()).data["params"]["progress"] == 1  # the handler is running
-        await live.connection().notify("notifications/resources/list_changed")
+        await live.connection().notify(NOTIFICATIONS_RESOURCES_LIST_CHANGED, None)
         event = await get.next()
         assert event.data == {"jsonrpc": "2.0", "method": "notifications/resources/list_changed"}
         live.server.gate("a").set()
@@ -188,7 +192,7 @@ async def test_handler_progress_and_logs_use_its_post_stream(live: Live) -> None
         assert frames[-1]["result"]["content"][0]["text"] == "counted 3"
         assert len({e.id for e in events}) == len(events)
         # Nothing of the handler's reached the GET stream: the marker is its first event.
-        await live.connection().notify("notifications/tools/list_changed")
+        await live.connection().notify(NOTIFICATIONS_TOOLS_LIST_CHANGED, None)
         assert (await get.next()).data["method"] == "notifications/tools/list_changed"
 
 
@@ -212,7 +216,7 @@ async def test_sampling_request_rides_on_the_post_stream(live: Live) -> None:
                 "result": {"content": [{"type": "text", "text": "model said 4"}]},
             }
         ]
-        await live.connection().notify("notifications/tools/list_changed")
+        await live.connection().notify(NOTIFICATIONS_TOOLS_LIST_CHANGED, None)
         assert (await get.next()).data["method"] == "notifications/tools/list_changed"
 
 

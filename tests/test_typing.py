@@ -65,46 +65,55 @@ def _pyright(*targets: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _mypy_findings(tmp_path: Path) -> tuple[dict[int, str], set[int]]:
+Findings = tuple[dict[int, str], set[int]]
+"""A checker's revealed types by line and the lines it refused."""
+
+
+def _sort(diagnostics: list[tuple[int, bool, bool, str]], output: str) -> Findings:
+    """Split (line, is_note, is_error, message) diagnostics into revealed types and refusals."""
+    revealed: dict[int, str] = {}
+    errors: set[int] = set()
+    for number, is_note, is_error, message in diagnostics:
+        typ = _REVEALED.match(message)
+        if is_note and typ is not None:
+            revealed[number] = typ["typ"]
+        elif is_error:
+            errors.add(number)
+    assert revealed, output
+    return revealed, errors
+
+
+def _mypy_findings(tmp_path: Path) -> Findings:
     """What mypy reveals and refuses in the examples."""
     proc = _mypy(tmp_path, str(EXAMPLES.relative_to(ROOT)))
-    revealed: dict[int, str] = {}
-    errors: set[int] = set()
-    for line in proc.stdout.splitlines():
-        found = _MYPY_LINE.match(line)
-        if found is None or not found["file"].endswith("examples.py"):
-            continue
-        number = int(found["line"])
-        typ = _REVEALED.match(found["msg"])
-        if found["kind"] == "note" and typ is not None:
-            revealed[number] = typ["typ"]
-        elif found["kind"] == "error":
-            errors.add(number)
-    assert revealed, proc.stdout + proc.stderr
-    return revealed, errors
+    found = [_MYPY_LINE.match(line) for line in proc.stdout.splitlines()]
+    diagnostics = [
+        (int(f["line"]), f["kind"] == "note", f["kind"] == "error", f["msg"])
+        for f in found
+        if f is not None and f["file"].endswith("examples.py")
+    ]
+    return _sort(diagnostics, proc.stdout + proc.stderr)
 
 
-def _pyright_findings() -> tuple[dict[int, str], set[int]]:
+def _pyright_findings() -> Findings:
     """What pyright reveals and refuses in the examples."""
     proc = _pyright(str(EXAMPLES.relative_to(ROOT)))
-    report = json.loads(proc.stdout)
-    revealed: dict[int, str] = {}
-    errors: set[int] = set()
-    for diag in report["generalDiagnostics"]:
-        number = diag["range"]["start"]["line"] + 1
-        typ = _REVEALED.match(diag["message"])
-        if diag["severity"] == "information" and typ is not None:
-            revealed[number] = typ["typ"]
-        elif diag["severity"] == "error":
-            errors.add(number)
-    assert revealed, proc.stdout + proc.stderr
-    return revealed, errors
+    diagnostics = [
+        (
+            d["range"]["start"]["line"] + 1,
+            d["severity"] == "information",
+            d["severity"] == "error",
+            d["message"],
+        )
+        for d in json.loads(proc.stdout)["generalDiagnostics"]
+    ]
+    return _sort(diagnostics, proc.stdout + proc.stderr)
 
 
 @pytest.fixture(scope="module")
 def findings(
     tmp_path_factory: pytest.TempPathFactory,
-) -> dict[str, tuple[dict[int, str], set[int]]]:
+) -> dict[str, Findings]:
     """Each checker's revealed types and refused lines in the examples."""
     return {
         "mypy": _mypy_findings(tmp_path_factory.mktemp("typing")),
@@ -113,7 +122,7 @@ def findings(
 
 
 @pytest.mark.parametrize("checker", ["mypy", "pyright"])
-def test_revealed_types(findings: dict[str, tuple[dict[int, str], set[int]]], checker: str) -> None:
+def test_revealed_types(findings: dict[str, Findings], checker: str) -> None:
     """Every ``reveal_type`` shows what its ``# assert`` comment says."""
     asserts, _ = _expectations()
     revealed, _ = findings[checker]
@@ -126,7 +135,7 @@ def test_revealed_types(findings: dict[str, tuple[dict[int, str], set[int]]], ch
 
 
 @pytest.mark.parametrize("checker", ["mypy", "pyright"])
-def test_refused_lines(findings: dict[str, tuple[dict[int, str], set[int]]], checker: str) -> None:
+def test_refused_lines(findings: dict[str, Findings], checker: str) -> None:
     """The checker refuses exactly the lines marked ``# expect-error``, nothing else."""
     _, refused = _expectations()
     _, errors = findings[checker]

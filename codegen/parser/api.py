@@ -92,6 +92,8 @@ def build_api(methods: tuple[MethodIR, ...], structs: tuple[StructIR, ...]) -> A
     server_calls = tuple(_call(m, by_name) for m in requests if _sends(m, "server"))
     server_notifies = tuple(_call(m, by_name, "notify_") for m in notes if _sends(m, "server"))
     has_pages = any(c.page for c in client_calls)
+    opening = {m.method: m.result_type for m in methods if m.result_type}
+    connect_result = opening.get("initialize") or opening.get("server/discover") or "Result"
     client_imports = module_imports(
         _needs(client_calls, pages=True)
         | _needs(client_handlers, args=False)
@@ -99,7 +101,7 @@ def build_api(methods: tuple[MethodIR, ...], structs: tuple[StructIR, ...]) -> A
         typing=("ClassVar",),
         # The iterators of paginated calls use UNSET and UnsetType themselves.
         msgspec=("UNSET", "UnsetType") * has_pages,
-        types=("InitializeResult",),
+        types=(connect_result,),
         specs=_specs(client_calls, client_notifies),
     )
     server_imports = module_imports(
@@ -122,6 +124,7 @@ def build_api(methods: tuple[MethodIR, ...], structs: tuple[StructIR, ...]) -> A
         routes_server=tuple((c.method, c.name) for c in server_handlers),
         has_output_schema=tool is not None
         and any(f.wire_name == "outputSchema" for f in tool.fields),
+        connect_result=connect_result,
     )
 
 

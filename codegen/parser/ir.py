@@ -153,6 +153,8 @@ class ApiIR:
     routes_client: tuple[tuple[str, str], ...]
     routes_server: tuple[tuple[str, str], ...]
     has_output_schema: bool
+    connect_result: str
+    """What ``connect*`` return: ``InitializeResult``, or the ``server/discover`` result."""
 
 
 @dataclass(frozen=True)

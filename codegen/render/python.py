@@ -33,6 +33,11 @@ class PythonRenderer:
         )
 
     @staticmethod
+    def literal(value: tuple[str, ...]) -> str:
+        """A tuple of strings as a Python literal."""
+        return repr(value)
+
+    @staticmethod
     def names(names: Iterable[str]) -> str:
         """A comma-separated import list."""
         return ", ".join(names)

@@ -47,6 +47,8 @@ class Phase(enum.Enum):
     CLOSED = "closed"
     UNMANAGED = "unmanaged"
 
+    __hash__ = object.__hash__  # members are singletons: identity hashing is exact and fast
+
 
 class Kind(enum.Enum):
     """What a message is, as far as the lifecycle cares."""
@@ -57,6 +59,8 @@ class Kind(enum.Enum):
     REQUEST = "request"
     NOTIFICATION = "notification"
 
+    __hash__ = object.__hash__  # members are singletons: identity hashing is exact and fast
+
 
 _BY_METHOD: Final[Mapping[str, Kind]] = {
     "initialize": Kind.INITIALIZE,
@@ -65,12 +69,8 @@ _BY_METHOD: Final[Mapping[str, Kind]] = {
 }
 
 
-def kind_of(method: str, request: bool) -> Kind:
-    """Return the lifecycle kind of a request (``request=True``) or notification."""
-    kind = _BY_METHOD.get(method)
-    if kind is not None:
-        return kind
-    return Kind.REQUEST if request else Kind.NOTIFICATION
+_REQUEST: Final = Kind.REQUEST
+_NOTIFICATION: Final = Kind.NOTIFICATION
 
 
 _C: Final = "client"
@@ -109,6 +109,8 @@ TRANSITIONS: Final[Mapping[tuple[Phase, Kind, Sender], Phase]] = {
 }
 """The message-triggered transitions; any admitted message not listed keeps the phase."""
 
+_TRIGGERS: Final = frozenset(kind for _, kind, _ in TRANSITIONS)
+
 
 def initial_phase(methods: Mapping[str, MethodSpec[Any, Any]]) -> Phase:
     """The phase a connection of this method table starts in (with or without a handshake)."""
@@ -118,20 +120,30 @@ def initial_phase(methods: Mapping[str, MethodSpec[Any, Any]]) -> Phase:
 class Lifecycle:
     """The phase of one connection and the version it negotiated."""
 
-    __slots__ = ("phase", "version")
+    __slots__ = ("_admitted", "phase", "version")
 
     def __init__(self, phase: Phase = Phase.UNMANAGED) -> None:
         self.phase = phase
+        self._admitted = ADMITS[phase]
         self.version = ""
         """The negotiated protocol version; "" before negotiation and when stateless."""
 
+    def _enter(self, phase: Phase) -> None:
+        self.phase = phase
+        self._admitted = ADMITS[phase]
+
     def admits(self, kind: Kind, sender: Sender) -> bool:
         """Whether a message of ``kind`` from ``sender`` may flow in the current phase."""
-        return (kind, sender) in ADMITS[self.phase]
+        return (kind, sender) in self._admitted
 
-    def process(self, kind: Kind, sender: Sender) -> None:
-        """Record an admitted message: move to the phase it leads to, if any."""
-        self.phase = TRANSITIONS.get((self.phase, kind, sender), self.phase)
+    def admit(self, method: str, request: bool, sender: Sender) -> str | None:
+        """Check and record one message (the session's hot path): None, or why it is refused."""
+        kind = _BY_METHOD.get(method) or (_REQUEST if request else _NOTIFICATION)
+        if (kind, sender) not in self._admitted:
+            return self.refusal(method, kind, sender)
+        if kind in _TRIGGERS:
+            self._enter(TRANSITIONS.get((self.phase, kind, sender), self.phase))
+        return None
 
     def refusal(self, method: str, kind: Kind, sender: Sender) -> str:
         """Explain why ``method`` from ``sender`` is not admitted now."""
@@ -158,17 +170,17 @@ class Lifecycle:
             raise LocalProtocolError(f"cannot negotiate while {self.phase.value} (once only)")
         self.version = version
         if not handshake:
-            self.phase = Phase.OPERATING
+            self._enter(Phase.OPERATING)
 
     def restart(self) -> None:
         """Start over before a new handshake (a client whose HTTP session expired)."""
         if self.phase not in (Phase.CLOSED, Phase.UNMANAGED):
-            self.phase = Phase.AWAITING_INITIALIZE
+            self._enter(Phase.AWAITING_INITIALIZE)
             self.version = ""
 
     def close(self) -> None:
         """The connection ended: nothing is admitted any more."""
-        self.phase = Phase.CLOSED
+        self._enter(Phase.CLOSED)
 
 
 # -- version negotiation and capabilities (initialize era) ---------------------------------

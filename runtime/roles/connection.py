@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from functools import lru_cache
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -110,39 +110,13 @@ class RequestContext:
             message = None
         await self.connection.peer.progress(token, progress, total, message)
 
-    @overload
     async def request(
         self, method: MethodSpec[P, R], params: P, *, timeout: float | None = None
-    ) -> R: ...
-
-    @overload
-    async def request(
-        self, method: str, params: Any = None, *, timeout: float | None = None
-    ) -> Any: ...
-
-    async def request(
-        self,
-        method: MethodSpec[Any, Any] | str,
-        params: Any = None,
-        *,
-        timeout: float | None = None,
-    ) -> Any:
+    ) -> R:
         """Send a request to the peer within the negotiated capabilities; return its result."""
         return await self.connection.request(method, params, timeout=timeout)
 
-    async def send_request(
-        self, method: str, params: Any = None, timeout: float | None = None
-    ) -> Any:
-        """Send a request by wire name (the untyped form of ``request``); return its result."""
-        return await self.connection.request(method, params, timeout=timeout)
-
-    @overload
-    async def notify(self, method: MethodSpec[P, None], params: P) -> None: ...
-
-    @overload
-    async def notify(self, method: str, params: Any = None) -> None: ...
-
-    async def notify(self, method: MethodSpec[Any, None] | str, params: Any = None) -> None:
+    async def notify(self, method: MethodSpec[P, None], params: P) -> None:
         """Send a notification to the peer; it is not part of this request (HTTP: GET stream)."""
         await self.connection.notify(method, params, related=False)
 
@@ -187,9 +161,9 @@ class Connection:
 
     # -- sending -----------------------------------------------------------------------------
 
-    def check(self, method: str | MethodSpec[Any, Any], sending: bool) -> MethodSpec[Any, Any]:
+    def check(self, method: MethodSpec[Any, Any], sending: bool) -> MethodSpec[Any, Any]:
         """Return the table's spec of a method we send, refusing it if a capability is missing."""
-        name = method if isinstance(method, str) else method.method
+        name = method.method
         spec = self.methods.get(name)
         if spec is None:
             raise MCPError(METHOD_NOT_FOUND, f"{name} does not exist in {self.protocol_version}")
@@ -200,7 +174,6 @@ class Connection:
             raise CapabilityError(why)
         return spec
 
-    @overload
     async def request(
         self,
         method: MethodSpec[P, R],
@@ -208,30 +181,12 @@ class Connection:
         *,
         timeout: float | Default | None = DEFAULT,
         progress: ProgressCallback | None = None,
-    ) -> R: ...
-
-    @overload
-    async def request(
-        self,
-        method: str,
-        params: Any = None,
-        *,
-        timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
-    ) -> Any: ...
-
-    async def request(
-        self,
-        method: MethodSpec[Any, Any] | str,
-        params: Any = None,
-        *,
-        timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
-    ) -> Any:
+    ) -> R:
         """Send a request the capabilities allow and return its decoded result."""
         spec = self.check(method, sending=True)
         wait = self.default_timeout if isinstance(timeout, Default) else timeout
-        return await self._send_request(spec, params, wait, progress)
+        result: R = await self._send_request(spec, params, wait, progress)
+        return result
 
     async def _send_request(
         self,
@@ -243,18 +198,8 @@ class Connection:
         """Put one request on the wire and wait for its result (the client adds renewal)."""
         return await self.peer.request(spec, params, timeout=timeout, progress=progress)
 
-    @overload
-    async def notify(
-        self, method: MethodSpec[P, None], params: P, *, related: bool = True
-    ) -> None: ...
-
-    @overload
-    async def notify(self, method: str, params: Any = None, *, related: bool = True) -> None: ...
-
-    async def notify(
-        self, method: MethodSpec[Any, None] | str, params: Any = None, *, related: bool = True
-    ) -> None:
-        """Send a notification the capabilities allow."""
+    async def notify(self, method: MethodSpec[P, None], params: P, *, related: bool = True) -> None:
+        """Send a notification the capabilities allow (``related=False``: tied to no request)."""
         spec = self.check(method, sending=True)
         await self.peer.notify(spec, params, related=related)
 

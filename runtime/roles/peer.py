@@ -16,7 +16,7 @@ import sys
 import traceback
 import types
 from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -381,7 +381,10 @@ def start_eagerly(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:
         waiting_on = context.run(coro.send, None)
     except StopIteration:
         return None
-    return asyncio.get_running_loop().create_task(_resume(coro, waiting_on), context=context)
+    # types.coroutine makes the generator a coroutine at run time; typeshed says Awaitable.
+    resumed = cast("Coroutine[Any, Any, None]", _resume(coro, waiting_on))
+    task: asyncio.Task[None] = asyncio.get_running_loop().create_task(resumed, context=context)
+    return task
 
 
 @types.coroutine

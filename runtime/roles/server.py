@@ -196,4 +196,4 @@ class ServerConnection(Connection):
         params: dict[str, Any] = {"level": level, "data": data}
         if logger is not None:
             params["logger"] = logger
-        await self.notify("notifications/message", params)
+        await self.notify(self.methods["notifications/message"], params)

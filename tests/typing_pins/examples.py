@@ -85,6 +85,13 @@ def check_union_members(block: t.ContentBlock, params: t.ElicitRequestParams) ->
     reveal_type(params)  # assert "URLParams | " in typ and "FormParams" in typ
 
 
+def check_result_union(result: t26.ServerResult) -> None:
+    """2026-07-28: a result of unknown method is one of the results, told apart by resultType."""
+    reveal_type(result)  # assert "InputRequiredResult" in typ and "ListenResult" in typ
+    if isinstance(result, t26.InputRequiredResult):
+        reveal_type(result.request_state)  # assert "str" in typ and "UnsetType" in typ
+
+
 def check_json_value(value: t26.JSONObject) -> None:
     """JSON values are typed recursively, not as Any."""
     inner = value["key"]

@@ -9,10 +9,8 @@ threads, no asyncio: the caller moves the bytes.
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
-from typing import Any, Final, Literal, Protocol
+from collections.abc import Callable, Mapping
+from typing import Any, Final, Literal
 
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
@@ -39,11 +37,20 @@ from .events import (
     Response,
 )
 from .frame_guard import DEFAULT_MAX_DEPTH, frame_problem, shape_problem
-from .lifecycle import Lifecycle, Phase, Sender, kind_of
+from .ledger import Batch, CancelledParams, Incoming, Outgoing, ProgressParams, Recent
+from .lifecycle import Lifecycle, Phase, Sender
 from .methods import MethodSpec
+from .reader import (
+    MIXED,
+    Reader,
+    decode_error,
+    decode_result,
+    read_params,
+    reader_for,
+    request_params,
+)
 from .wire import (
     ENCODER,
-    MIXED,
     Inbound,
     Malformed,
     Message,
@@ -51,94 +58,16 @@ from .wire import (
     OutError,
     OutRequest,
     OutResult,
-    Reader,
     as_id,
-    decode_error,
-    decode_result,
     encode_frame,
     is_id,
     progress_frame,
-    read_params,
-    reader_for,
-    request_params,
     too_large,
     with_progress_token,
 )
 
 DEFAULT_MAX_FRAME_SIZE: Final = 4 * 1024 * 1024
 """Frames longer than this many bytes are refused unparsed unless the session says otherwise."""
-_RECENT_LIMIT: Final = 1024
-
-
-class _ProgressParams(Protocol):
-    """What the session reads of a decoded ``notifications/progress`` params object."""
-
-    @property
-    def progress_token(self) -> object:
-        """The token of the request the progress is about."""
-        ...
-
-
-class _CancelledParams(Protocol):
-    """What the session reads of a decoded ``notifications/cancelled`` params object."""
-
-    @property
-    def request_id(self) -> object:
-        """The id of the request being cancelled (absent for tasks in 2025-11-25)."""
-        ...
-
-    @property
-    def reason(self) -> object:
-        """Why, if said."""
-        ...
-
-
-class _Recent:
-    """A bounded set that forgets its oldest members (ids of cancelled requests)."""
-
-    def __init__(self, limit: int = _RECENT_LIMIT) -> None:
-        self._items: OrderedDict[Hashable, None] = OrderedDict()
-        self._limit = limit
-
-    def add(self, item: Hashable) -> None:
-        """Remember ``item``, forgetting the oldest member when full."""
-        self._items[item] = None
-        while len(self._items) > self._limit:
-            self._items.popitem(last=False)
-
-    def take(self, item: Hashable) -> bool:
-        """Forget ``item``; return whether it was remembered."""
-        return self._items.pop(item, UNSET) is not UNSET
-
-    def __contains__(self, item: object) -> bool:
-        return item in self._items
-
-
-class _Batch:
-    """The answers owed for one incoming batch, sent as one array when all are known."""
-
-    def __init__(self) -> None:
-        self.entries: list[Outbound | None] = []
-        self.pending = 0
-        self.open = True
-
-
-@dataclass(slots=True)
-class _Outgoing:
-    """One of our requests awaiting its response."""
-
-    spec: MethodSpec[Any, Any]
-    progress_token: ProgressToken | None
-
-
-@dataclass(slots=True)
-class _Incoming:
-    """One of the peer's requests awaiting our response."""
-
-    method: str
-    progress_token: ProgressToken | None
-    batch: _Batch | None
-    slot: int
 
 
 class Session:
@@ -171,13 +100,13 @@ class Session:
         self.lifecycle = Lifecycle(phase)
         self._peer: Final[Sender] = "server" if role == "client" else "client"
         self._next_id = 1
-        self._outgoing: dict[int, _Outgoing] = {}
+        self._outgoing: dict[int, Outgoing] = {}
         self._out_tokens: dict[ProgressToken, int] = {}
-        self._incoming: dict[RequestId, _Incoming] = {}
+        self._incoming: dict[RequestId, Incoming] = {}
         self._in_tokens: dict[ProgressToken, RequestId] = {}
-        self._cancelled_out = _Recent()
-        self._cancelled_in = _Recent()
-        self._cancelled_tokens = _Recent()
+        self._cancelled_out = Recent()
+        self._cancelled_in = Recent()
+        self._cancelled_tokens = Recent()
         self._queue: list[Outbound] = []
         self._reader: Reader | None = None
         self._awaiting: dict[Any, int] = {}
@@ -224,20 +153,13 @@ class Session:
 
     def _admit_sent(self, method: str, request: bool) -> None:
         """Refuse what our phase does not admit from us; record what it does."""
-        kind = kind_of(method, request)
-        lifecycle = self.lifecycle
-        if not lifecycle.admits(kind, self.role):
-            raise LocalProtocolError(lifecycle.refusal(method, kind, self.role))
-        lifecycle.process(kind, self.role)
+        refused = self.lifecycle.admit(method, request, self.role)
+        if refused is not None:
+            raise LocalProtocolError(refused)
 
     def _admit_received(self, method: str, request: bool) -> str | None:
         """Return why the peer's message is refused in our phase, or record it and None."""
-        kind = kind_of(method, request)
-        lifecycle = self.lifecycle
-        if not lifecycle.admits(kind, self._peer):
-            return lifecycle.refusal(method, kind, self._peer)
-        lifecycle.process(kind, self._peer)
-        return None
+        return self.lifecycle.admit(method, request, self._peer)
 
     # -- state ---------------------------------------------------------------------------
 
@@ -286,7 +208,7 @@ class Session:
         """Process one incoming frame (one JSON value, or ``parse``'s result); say what it meant."""
         inbound = frame if isinstance(frame, Inbound) else self.parse(frame)
         events: list[Event] = []
-        batch: _Batch | None = None
+        batch: Batch | None = None
         if inbound.batch:
             if not self.batch:
                 error = RemoteProtocolError("Invalid request: batches are not supported")
@@ -296,7 +218,7 @@ class Session:
                 error = RemoteProtocolError("Invalid request: empty batch")
                 self._refuse(events, error, None, None)
                 return events
-            batch = _Batch()
+            batch = Batch()
         for message in inbound.messages:
             if isinstance(message, Malformed):
                 self._refuse(events, message.error, message.id, batch)
@@ -307,7 +229,7 @@ class Session:
             self._flush(batch)
         return events
 
-    def _dispatch(self, env: Message, events: list[Event], batch: _Batch | None) -> None:
+    def _dispatch(self, env: Message, events: list[Event], batch: Batch | None) -> None:
         """Classify one decoded message and handle it."""
         id_ = as_id(env.id)
         problem = shape_problem(env)
@@ -333,7 +255,7 @@ class Session:
         method: str,
         raw: Any,
         events: list[Event],
-        b: _Batch | None,
+        b: Batch | None,
     ) -> None:
         """Check, decode and register one incoming request."""
         spec = self.methods.get(method)
@@ -354,7 +276,7 @@ class Session:
                     b.entries.append(None)
                     b.pending += 1
                 slot = len(b.entries) - 1 if b is not None else -1
-                self._incoming[id_] = _Incoming(method, token, b, slot)
+                self._incoming[id_] = Incoming(method, token, b, slot)
                 if token is not None:
                     self._in_tokens[token] = id_
                 events.append(Request(id_, method, params, token))
@@ -378,7 +300,7 @@ class Session:
         if method == "notifications/cancelled":
             self._on_cancelled(params, events)
         elif method == "notifications/progress":
-            progress: _ProgressParams | None = params
+            progress: ProgressParams | None = params
             token = None if progress is None else as_id(progress.progress_token)
             ours = None if token is None else self._out_tokens.get(token)
             if ours is not None:  # progress for a finished or unknown request is dropped
@@ -386,7 +308,7 @@ class Session:
         else:
             events.append(Notification(method, params))
 
-    def _on_cancelled(self, params: _CancelledParams | None, events: list[Event]) -> None:
+    def _on_cancelled(self, params: CancelledParams | None, events: list[Event]) -> None:
         """Mark an incoming request cancelled; unknown ids and ``initialize`` are ignored."""
         if params is None:
             return
@@ -444,7 +366,7 @@ class Session:
         events: list[Event],
         error: RemoteProtocolError,
         id_: RequestId | None,
-        b: _Batch | None,
+        b: Batch | None,
     ) -> None:
         """Queue the error response for a bad message and record the violation."""
         events.append(ProtocolViolation(error, id_))
@@ -501,7 +423,7 @@ class Session:
         self._admit_sent(method, True)
         self._queue.append(Outbound(frame, "request", method, (request_id,)))
         self._next_id += 1
-        self._outgoing[request_id] = _Outgoing(spec, progress_token)
+        self._outgoing[request_id] = Outgoing(spec, progress_token)
         self._expect(spec, 1)
         if progress_token is not None:
             self._out_tokens[progress_token] = request_id
@@ -547,7 +469,7 @@ class Session:
         self._settle(entry, frame)
         return True
 
-    def _settle(self, entry: _Incoming, frame: Outbound | None) -> None:
+    def _settle(self, entry: Incoming, frame: Outbound | None) -> None:
         """Send a response frame, or fill its batch slot (None: cancelled, no entry)."""
         if entry.batch is None:
             if frame is not None:
@@ -557,7 +479,7 @@ class Session:
         entry.batch.pending -= 1
         self._flush(entry.batch)
 
-    def _flush(self, batch: _Batch) -> None:
+    def _flush(self, batch: Batch) -> None:
         if batch.open or batch.pending:
             return
         parts = [entry for entry in batch.entries if entry is not None]

@@ -1,14 +1,10 @@
 # Copied by mcpgen 0.1.0 from its runtime. Do not edit.
 """The JSON-RPC wire format: what a received frame holds, parsed once, and what the session sends.
 
-Receiving: ``Reader.parse`` turns the bytes of one frame into an ``Inbound`` (its messages, or
-why it could not be read) in ONE pass when the types are known up front: a request or
-notification the peer may send decodes straight into a Struct tagged by its ``method``, params
-typed; a response decodes with the result type of the requests awaiting one, when they all share
-it. Anything else, and anything that fails there, takes the general path (``parse``): envelopes
-with params and result left raw, decoded afterwards by ``read_params`` / ``decode_result``, so
-errors name what is wrong exactly as before. Transports that must route on a frame (HTTP) get
-the ``Inbound`` and hand it on, so no frame is parsed twice.
+Receiving: a frame becomes an ``Inbound`` (its messages, or why it could not be read). The
+general path here (``parse``) gives envelopes with params and result left raw; ``reader.py``
+decodes in one pass where the types are known and reads params and results. Transports that
+must route on a frame (HTTP) get the ``Inbound`` and hand it on, so no frame is parsed twice.
 
 Sending: the session encodes each message and queues an ``Outbound``, which carries the bytes
 and what transports route on (kind, method, ids), so no transport decodes what it writes.
@@ -17,17 +13,13 @@ and what transports route on (kind, method, ids), so no transport decodes what i
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Final, Literal, Protocol, TypeAlias, Union, cast, get_origin
+from typing import Any, Final, Literal, Protocol, TypeAlias, cast, get_origin
 
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
 
-from .codec import decoder
 from .errors import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
     PARSE_ERROR,
     ErrorObject,
     LocalProtocolError,
@@ -36,7 +28,6 @@ from .errors import (
 from .events import ProgressToken, RequestId
 from .frame_guard import DEFAULT_MAX_DEPTH, frame_problem, well_formed
 from .methods import MethodSpec
-from .unions import dec_hook
 
 AnySpec: TypeAlias = "MethodSpec[Any, Any]"
 Kind: TypeAlias = Literal["request", "notification", "response", "other"]
@@ -175,7 +166,7 @@ class Outbound(msgspec.Struct, frozen=True, gc=False):
             first = inbound.messages[0]
             params = None if isinstance(first, Malformed) else first.params
             with contextlib.suppress(msgspec.DecodeError):
-                value = _object(msgspec.json.decode(params)) if isinstance(params, Raw) else None
+                value = as_object(msgspec.json.decode(params)) if isinstance(params, Raw) else None
                 cancels = None if value is None else as_id(value.get("requestId"))
         return cls(data, kind, method, tuple(ids), cancels)
 
@@ -200,19 +191,7 @@ class _IdOnly(msgspec.Struct):
     id: Any = None
 
 
-class _Meta(msgspec.Struct):
-    """The part of ``params._meta`` the session reads."""
-
-    progress_token: str | int | UnsetType = msgspec.field(default=UNSET, name="progressToken")
-
-
-class _ParamsMeta(msgspec.Struct):
-    """The part of any params object the session reads."""
-
-    meta: _Meta | UnsetType = msgspec.field(default=UNSET, name="_meta")
-
-
-class _HasMeta(Protocol):
+class HasMeta(Protocol):
     """Generated params types that keep ``_meta`` (most do)."""
 
     @property
@@ -250,7 +229,6 @@ ENCODER: Final = msgspec.json.Encoder()
 FRAME_DECODER: Final = msgspec.json.Decoder(Envelope | list[Raw])
 ENVELOPE_DECODER: Final = msgspec.json.Decoder(Envelope)
 _ID_DECODER: Final = msgspec.json.Decoder(_IdOnly)
-_META_DECODER: Final = msgspec.json.Decoder(_ParamsMeta)
 ERROR_DECODER: Final = msgspec.json.Decoder(ErrorObject)
 
 
@@ -305,98 +283,6 @@ def too_large(size: int, limit: int) -> Inbound:
     return Inbound([Malformed(RemoteProtocolError(message))])
 
 
-class Reader:
-    """Parses frames for one method table and role, in one pass where the types are known."""
-
-    def __init__(self, methods: Mapping[str, AnySpec], peer: Literal["client", "server"]) -> None:
-        self.methods = methods
-        self._responses: dict[Any, msgspec.json.Decoder[Any]] = {}
-        variants = [
-            _message_type(spec) for spec in methods.values() if spec.direction in (peer, "both")
-        ]
-        self._requests: msgspec.json.Decoder[Any] | None = (
-            msgspec.json.Decoder(Union[tuple(variants)], dec_hook=dec_hook)  # noqa: UP007
-            if variants
-            else None
-        )
-
-    def parse(self, frame: bytes, awaiting: Any = None) -> Inbound:
-        """Parse one frame. ``awaiting``: what our pending requests expect, if any.
-
-        ``None``: nothing is awaited, so requests and notifications are expected; a type: the
-        result type every pending request shares; ``MIXED``: results of several types. What
-        the one-pass decoders refuse (a batch, an unknown method, bad params, a result of
-        another type) is parsed again on the general path, which says what is wrong.
-        """
-        if awaiting is None:
-            one_pass = self._requests
-        elif awaiting is MIXED:
-            return parse(frame)
-        else:
-            one_pass = self._responses.get(awaiting)
-            if one_pass is None:
-                one_pass = self._responses[awaiting] = _response_decoder(awaiting)
-        if one_pass is not None:
-            try:
-                return Inbound([one_pass.decode(frame)])
-            except msgspec.DecodeError:
-                pass
-        return parse(frame)
-
-
-MIXED: Final = object()
-"""``Reader.parse(awaiting=MIXED)``: the pending requests expect results of several types."""
-_READERS: dict[tuple[int, str], tuple[Mapping[str, AnySpec], Reader]] = {}
-
-
-def reader_for(methods: Mapping[str, AnySpec], peer: Literal["client", "server"]) -> Reader:
-    """The shared ``Reader`` of a method table for messages sent by ``peer`` (built once)."""
-    key = (id(methods), peer)
-    entry = _READERS.get(key)
-    if entry is None or entry[0] is not methods:
-        if len(_READERS) > 64:  # tables are module constants; only tests make many
-            _READERS.clear()
-        entry = _READERS[key] = (methods, Reader(methods, peer))
-    return entry[1]
-
-
-def _message_type(spec: AnySpec) -> type[msgspec.Struct]:
-    """A Struct for one method's messages, tagged by ``method``, params typed when possible."""
-    params: Any = spec.params if spec.params is not None and keeps_meta(spec.params) else Raw
-    return msgspec.defstruct(
-        "Message",
-        [
-            ("jsonrpc", Any, UNSET),
-            ("id", WireId, UNSET),
-            ("params", Union[params, UnsetType], UNSET),  # noqa: UP007
-            ("result", Union[Raw, UnsetType], UNSET),  # noqa: UP007
-            ("error", Union[Raw, UnsetType], UNSET),  # noqa: UP007
-        ],
-        tag_field="method",
-        tag=spec.method,
-        namespace={"method": spec.method},
-        gc=False,
-    )
-
-
-@lru_cache(maxsize=256)
-def _response_decoder(result_type: Any) -> msgspec.json.Decoder[Any]:
-    """A decoder of any message whose result, if any, has ``result_type``."""
-    struct = msgspec.defstruct(
-        "Envelope",
-        [
-            ("jsonrpc", Any, UNSET),
-            ("id", WireId, UNSET),
-            ("method", Union[str, UnsetType], UNSET),  # noqa: UP007
-            ("params", Union[Raw, UnsetType], UNSET),  # noqa: UP007
-            ("result", Union[result_type, UnsetType], UNSET),  # noqa: UP007
-            ("error", Union[Raw, UnsetType], UNSET),  # noqa: UP007
-        ],
-        gc=False,
-    )
-    return msgspec.json.Decoder(struct, dec_hook=dec_hook)
-
-
 @lru_cache(maxsize=1024)
 def keeps_meta(params_type: Any) -> bool:
     """Whether decoded params of this type still hold ``_meta`` (a dict, or a Struct field)."""
@@ -407,91 +293,21 @@ def keeps_meta(params_type: Any) -> bool:
     return any(f.encode_name == "_meta" for f in msgspec.structs.fields(params_type))
 
 
-def read_params(spec: AnySpec, params: Any) -> Any:
-    """The typed params of a received message (decoded now if still raw)."""
-    if isinstance(params, UnsetType):
-        if spec.params_required:
-            raise RemoteProtocolError(
-                f"Invalid params: {spec.method} requires params", INVALID_PARAMS
-            )
-        return None
-    if spec.params is None:
-        return None
-    if not isinstance(params, Raw):
-        return params  # decoded in the one pass already
-    try:
-        return decoder(spec.params).decode(params)
-    except msgspec.ValidationError as exc:
-        raise RemoteProtocolError(f"Invalid params: {exc}", INVALID_PARAMS) from None
-    except Exception as exc:
-        raise RemoteProtocolError(f"Internal error: {exc}", INTERNAL_ERROR) from None
-
-
-def request_params(spec: AnySpec, params: Any) -> tuple[Any, ProgressToken | None]:
-    """The typed params of a received request and its ``_meta.progressToken`` (or None)."""
-    if isinstance(params, msgspec.Struct):  # decoded in the one pass: it keeps _meta
-        with_meta: _HasMeta = params  # type: ignore[assignment]
-        return params, None if with_meta.meta is UNSET else _token_of(params)
-    decoded = read_params(spec, params)
-    if spec.params is not None and keeps_meta(spec.params):
-        return decoded, _token_of(decoded)
-    return decoded, read_token(params) if isinstance(params, Raw) else None
-
-
-def _token_of(params: Any) -> ProgressToken | None:
-    """The progress token in decoded params that keep ``_meta``; a bad one is refused."""
-    meta = _meta_of(params)
-    if isinstance(meta, UnsetType):
-        return None
-    found = _object(meta)
-    if found is None:
-        raise _bad_meta("object", meta, "$._meta")
-    token = found.get("progressToken", UNSET)
-    if isinstance(token, UnsetType):
-        return None
-    checked = as_id(token)
-    if checked is None:
-        raise _bad_meta("str | int", token, "$._meta.progressToken")
-    return checked
-
-
-def _meta_of(params: Any) -> object:
+def meta_of(params: Any) -> object:
     """``_meta`` of decoded params (a dict, or a Struct keeping it), UNSET when absent."""
     if params is None:
         return UNSET
-    found = _object(params)
+    found = as_object(params)
     if found is not None:
         return found.get("_meta", UNSET)
-    with_meta: _HasMeta = params
+    with_meta: HasMeta = params
     meta: object = with_meta.meta
     return meta
 
 
-def _object(value: object) -> dict[str, Any] | None:
+def as_object(value: object) -> dict[str, Any] | None:
     """``value`` as a JSON object, if it is one."""
     return cast("dict[str, Any]", value) if isinstance(value, dict) else None
-
-
-def _bad_meta(expected: str, value: object, path: str) -> RemoteProtocolError:
-    """The error for a malformed ``_meta`` (worded as msgspec words its own)."""
-    got = "null" if value is None else type(value).__name__
-    message = f"Invalid params: Expected `{expected}`, got `{got}` - at `{path}`"
-    return RemoteProtocolError(message, INVALID_PARAMS)
-
-
-def decode_result(spec: AnySpec, result: Any) -> Any:
-    """The typed result of a response to ``spec`` (raises ``msgspec.ValidationError``)."""
-    return decoder(spec.result).decode(result) if isinstance(result, Raw) else result
-
-
-def decode_error(error: Raw) -> ErrorObject:
-    """The ``error`` member of an error response (raises ``msgspec.ValidationError``)."""
-    return ERROR_DECODER.decode(error)
-
-
-def decode_params(spec: AnySpec, raw: Raw | UnsetType) -> Any:
-    """Decode params with the method's params type (None when absent and optional)."""
-    return read_params(spec, raw)
 
 
 def id_of(frame: bytes | Raw) -> RequestId | None:
@@ -509,22 +325,8 @@ def progress_token(params: Any) -> ProgressToken | None:
         isinstance(params, msgspec.Struct) and not keeps_meta(type(params))
     ):
         return None
-    meta = _object(_meta_of(params))
+    meta = as_object(meta_of(params))
     return None if meta is None else as_id(meta.get("progressToken"))
-
-
-def read_token(raw: Raw | UnsetType) -> ProgressToken | None:
-    """Read ``_meta.progressToken`` from raw params (for params types that drop ``_meta``)."""
-    # Most requests carry no token: skip the second parse unless the key can be there.
-    if isinstance(raw, UnsetType) or b"progressToken" not in bytes(raw):
-        return None
-    try:
-        meta = _META_DECODER.decode(raw).meta
-    except msgspec.ValidationError as exc:
-        raise RemoteProtocolError(f"Invalid params: {exc}", INVALID_PARAMS) from None
-    if isinstance(meta, UnsetType) or isinstance(meta.progress_token, UnsetType):
-        return None
-    return meta.progress_token
 
 
 # -- sending -------------------------------------------------------------------------------
@@ -532,10 +334,10 @@ def read_token(raw: Raw | UnsetType) -> ProgressToken | None:
 
 def with_progress_token(params: Any, token: ProgressToken) -> dict[str, Any]:
     """Return params (None, a dict or a Struct) as a dict with ``_meta.progressToken`` set."""
-    value = _object({} if params is None else msgspec.to_builtins(params))
+    value = as_object({} if params is None else msgspec.to_builtins(params))
     if value is None:
         raise LocalProtocolError(f"params must be an object, not {type(params).__name__}")
-    previous = _object(value.get("_meta")) or {}
+    previous = as_object(value.get("_meta")) or {}
     value["_meta"] = {**previous, "progressToken": token}
     return value
 

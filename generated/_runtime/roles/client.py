@@ -123,6 +123,7 @@ class ClientBase(Connection, Generic[InitT]):
         """Adopt the server's initialize result and send ``notifications/initialized``."""
         self.initialize_result = result
         self.negotiate(result.protocol_version, self.METHODS, batch=self.SUPPORTS_BATCH)
+        self.handlers = implemented_handlers(self, self.ROUTES)  # as declared at this handshake
         self.their_capabilities = as_json(result.capabilities)
         self.server_info = as_json(result.server_info)
         instructions = result.instructions
@@ -248,7 +249,7 @@ class ClientBase(Connection, Generic[InitT]):
 
     async def ping(self, timeout: float | Default | None = DEFAULT) -> None:
         """Check that the server answers."""
-        await self.request("ping", timeout=timeout)
+        await self.request(self.METHODS["ping"], None, timeout=timeout)
 
     # -- what the server sends -----------------------------------------------------------
 

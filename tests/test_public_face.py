@@ -1,0 +1,39 @@
+"""``pkg.runtime``: the documented public face of the runtime, what the README imports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import generated.runtime as face
+from generated._runtime.core import errors
+from generated._runtime.roles import client
+
+
+def test_every_public_name_resolves() -> None:
+    for name in face.__all__:
+        assert getattr(face, name) is not None, name
+    with pytest.raises(AttributeError):
+        face.__getattr__("no_such_name")
+
+
+def test_the_face_hands_out_the_runtime_objects_themselves() -> None:
+    assert face.MCPError is errors.MCPError
+    assert face.connect_any is client.connect_any
+    assert face.run_http.__module__.endswith("transports.http.server")
+
+
+def test_importing_the_face_loads_no_http_library() -> None:
+    code = (
+        "import sys, generated.runtime as r\n"
+        "assert r.MCPError and r.memory_pair\n"
+        "print(sorted(m for m in ('aiohttp', 'uvicorn') if m in sys.modules))\n"
+        "r.HttpOptions\n"
+        "print(sorted(m for m in ('aiohttp', 'uvicorn') if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split("\n")
+    assert out[:2] == ["[]", "[]"]  # a server (HttpOptions) does not load the client library
