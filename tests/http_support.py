@@ -202,12 +202,20 @@ class Raw:
 
 @contextlib.asynccontextmanager
 async def serve(
-    servers: ServerBase | list[ServerBase], options: HttpOptions | None = None
+    servers: ServerBase | list[ServerBase],
+    options: HttpOptions | None = None,
+    nodelay: bool = False,
 ) -> AsyncIterator[tuple[McpHttpApp, str]]:
-    """Run ``McpHttpApp`` under uvicorn on a free port of 127.0.0.1; always shut it down."""
+    """Run ``McpHttpApp`` under uvicorn on a free port of 127.0.0.1; always shut it down.
+
+    Connections accepted on the socket made here keep Nagle's algorithm (about 40 ms per
+    response) unless ``nodelay``; some tests depend on that pace (JSON-mode progress on GET).
+    """
     app = McpHttpApp(servers, options)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if nodelay:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", 0))
     config = uvicorn.Config(
         app, log_config=None, log_level="warning", lifespan="on", timeout_graceful_shutdown=1
@@ -359,11 +367,16 @@ class Live:
 
 @contextlib.asynccontextmanager
 async def live_app(
-    options: HttpOptions | None = None, servers: list[ServerBase] | None = None
+    options: HttpOptions | None = None,
+    servers: list[ServerBase] | None = None,
+    nodelay: bool = False,
 ) -> AsyncIterator[Live]:
     """Serve a fresh ``TestServer`` (plus ``servers``) and connect a raw client."""
     server = TestServer()
-    async with serve([server, *(servers or [])], options) as (app, url), raw_client(url) as c:
+    async with (
+        serve([server, *(servers or [])], options, nodelay) as (app, url),
+        raw_client(url) as c,
+    ):
         yield Live(server, app, url, c, Raw(c))
 
 

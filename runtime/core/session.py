@@ -35,6 +35,7 @@ from .events import (
     RequestId,
     Response,
 )
+from .frame_guard import DEFAULT_MAX_DEPTH, frame_problem, shape_problem
 from .ledger import Batch, CancelledParams, Incoming, Outgoing, ProgressParams, Recent
 from .lifecycle import Lifecycle, Phase, Sender
 from .methods import MethodSpec
@@ -84,6 +85,7 @@ class Session:
         batch: bool = False,
         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
         phase: Phase = Phase.UNMANAGED,
+        max_depth: int = DEFAULT_MAX_DEPTH,
     ) -> None:
         if role not in ("client", "server"):
             raise LocalProtocolError(f"role must be 'client' or 'server', not {role!r}")
@@ -92,6 +94,8 @@ class Session:
         self.batch = batch
         """Whether incoming batches are accepted (the revision's ``SUPPORTS_BATCH``)."""
         self.max_frame_size = max_frame_size
+        self.max_depth = max_depth
+        """Frames nesting arrays and objects deeper than this are refused unparsed (-32600)."""
         self.lifecycle = Lifecycle(phase)
         self._peer: Final[Sender] = "server" if role == "client" else "client"
         self._next_id = 1
@@ -188,6 +192,9 @@ class Session:
         """
         if len(frame) > self.max_frame_size:
             return too_large(len(frame), self.max_frame_size)
+        problem = frame_problem(frame, self.max_depth)  # what msgspec would raise, not answer
+        if problem is not None:
+            return Inbound([Malformed(problem)])
         reader = self._reader
         if reader is None or reader.methods is not self.methods:
             reader = self._reader = reader_for(self.methods, self._peer)
@@ -224,35 +231,19 @@ class Session:
     def _dispatch(self, env: Message, events: list[Event], batch: Batch | None) -> None:
         """Classify one decoded message and handle it."""
         id_ = as_id(env.id)
-        if env.jsonrpc != "2.0":
-            self._refuse(
-                events, RemoteProtocolError('Invalid request: "jsonrpc" must be "2.0"'), id_, batch
-            )
-        elif not isinstance(env.method, UnsetType):
-            if env.result is not UNSET or env.error is not UNSET:
-                message = "Invalid request: a request must not carry result or error"
-                self._refuse(events, RemoteProtocolError(message), id_, batch)
-            elif env.id is UNSET:
+        problem = shape_problem(env)
+        if problem is not None:
+            self._refuse(events, RemoteProtocolError(f"Invalid request: {problem}"), id_, batch)
+        elif isinstance(env.method, str):
+            if id_ is None:
                 self._on_notification(env.method, env.params, events)
-            elif id_ is None:
-                message = "Invalid request: a request id must be a string or an integer"
-                self._refuse(events, RemoteProtocolError(message), None, batch)
             else:
                 self._on_request(id_, env.method, env.params, events, batch)
-        elif env.result is not UNSET and env.error is not UNSET:
-            message = "Invalid request: a response must not carry both result and error"
-            self._refuse(events, RemoteProtocolError(message), id_, batch)
         elif not isinstance(env.result, UnsetType):
-            if id_ is None:
-                message = "Invalid request: a response needs the id of its request"
-                self._refuse(events, RemoteProtocolError(message), None, batch)
-            else:
-                self._on_response(id_, env.result, None, events)
-        elif not isinstance(env.error, UnsetType):
-            self._on_response(id_, None, env.error, events)
+            self._on_response(id_, env.result, None, events)
         else:
-            message = "Invalid request: a message needs a method, a result or an error"
-            self._refuse(events, RemoteProtocolError(message), id_, batch)
+            assert not isinstance(env.error, UnsetType)
+            self._on_response(id_, None, env.error, events)
 
     def _peer_may_send(self, spec: MethodSpec[Any, Any] | None, kind: str) -> bool:
         return spec is not None and spec.kind == kind and spec.direction in (self._peer, "both")

@@ -25,6 +25,7 @@ from .errors import (
     RemoteProtocolError,
 )
 from .events import ProgressToken, RequestId
+from .frame_guard import DEFAULT_MAX_DEPTH, frame_problem, well_formed
 from .methods import MethodSpec
 
 AnySpec: TypeAlias = "MethodSpec[Any, Any]"
@@ -243,8 +244,11 @@ def as_id(value: object) -> RequestId | None:
 # -- receiving -----------------------------------------------------------------------------
 
 
-def parse(frame: bytes) -> Inbound:
+def parse(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Inbound:
     """The general path: a frame's messages as envelopes (params and result left raw)."""
+    problem = frame_problem(frame, max_depth)  # what msgspec would raise, not answer
+    if problem is not None:
+        return Inbound([Malformed(problem)])
     try:
         # One object is by far the most common frame, and the plain decoder is the fastest.
         return Inbound([ENVELOPE_DECODER.decode(frame)])
@@ -255,7 +259,12 @@ def parse(frame: bytes) -> Inbound:
     try:
         value = FRAME_DECODER.decode(frame)
     except msgspec.ValidationError as exc:
+        if not well_formed(frame):  # a typed decode stops at the first wrong value
+            error = RemoteProtocolError("Parse error: not well-formed JSON", PARSE_ERROR)
+            return Inbound([Malformed(error)])
         return Inbound([Malformed(RemoteProtocolError(f"Invalid request: {exc}"), id_of(frame))])
+    except msgspec.DecodeError as exc:  # an object ends early ("[1]]"): the plain one said no
+        return Inbound([Malformed(RemoteProtocolError(f"Parse error: {exc}", PARSE_ERROR))])
     if isinstance(value, Envelope):  # pragma: no cover - the plain decoder took it above
         return Inbound([value])
     messages: list[Message | Malformed] = []

@@ -28,8 +28,9 @@ from typing import Any, Final, Protocol, cast
 import msgspec
 
 from ..core.codec import convert
-from ..core.errors import MCPError
+from ..core.errors import MCPError, RemoteProtocolError
 from ..core.events import Request
+from ..core.frame_guard import decode_untyped
 from ..core.wire import Inbound, as_object
 from ..transports.base import ConnectionClosed, Transport
 from .connection import RequestContext
@@ -95,8 +96,8 @@ class StreamChannel:
                 if isinstance(raw, Inbound):  # refused unread (too long)
                     continue
                 try:
-                    frame = msgspec.json.decode(raw)
-                except msgspec.DecodeError:
+                    frame = decode_untyped(raw)
+                except RemoteProtocolError:
                     continue
                 message = as_object(frame)
                 if message is not None:

@@ -17,7 +17,8 @@ from typing import Any, Final
 
 import msgspec
 
-from ..core.errors import PARSE_ERROR
+from ..core.errors import RemoteProtocolError
+from ..core.frame_guard import decode_untyped
 from ..core.wire import Inbound, Malformed, Outbound, as_id, as_object
 from ..transports.base import ConnectionClosed, RelatedId, Transport
 from .modern import LEGACY_VERSIONS, META_VERSION, ModernServer, error_frame
@@ -101,9 +102,9 @@ async def serve_both(transport: Transport, engine: ModernServer, legacy: list[An
                         await write(error_frame(bad.id, bad.error.code, bad.error.message))
                 continue
             try:
-                message = msgspec.json.decode(frame)
-            except msgspec.DecodeError as exc:
-                await write(error_frame(None, PARSE_ERROR, f"Parse error: {exc}"))
+                message = decode_untyped(frame)
+            except RemoteProtocolError as exc:
+                await write(error_frame(None, exc.code, exc.message))
                 continue
             method = field(message, "method")
             if inner is None and method == "initialize" and legacy:

@@ -19,6 +19,8 @@ from typing import Any, Final, cast
 import aiohttp
 import msgspec
 
+from ...core.errors import RemoteProtocolError
+from ...core.frame_guard import decode_untyped
 from ...core.wire import as_object
 from ...roles.modern_client import (
     DEFAULT_PROBE_TIMEOUT,
@@ -87,8 +89,8 @@ class HttpChannel:
             else:
                 body = await rsp.read()
                 try:
-                    decoded = msgspec.json.decode(body) if body else None
-                except msgspec.DecodeError:
+                    decoded = decode_untyped(body) if body else None
+                except RemoteProtocolError:
                     decoded = None
                 found = as_object(decoded)
                 if found is None or ("result" not in found and "error" not in found):
@@ -112,8 +114,8 @@ class HttpChannel:
             if line or not data:
                 continue
             try:
-                message = msgspec.json.decode(b"\n".join(data))
-            except msgspec.DecodeError:
+                message = decode_untyped(b"\n".join(data))
+            except RemoteProtocolError:
                 message = None
             data = []
             found = as_object(message)

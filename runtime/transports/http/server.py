@@ -6,6 +6,11 @@ GET (the server's own SSE stream, resumable with ``Last-Event-ID``) and DELETE (
 session); ``/sse`` and ``/messages`` are the 2024-11-05 transport. Host and Origin headers are
 checked against allow-lists (DNS rebinding), bodies are size-limited, and an optional
 ``authenticate`` hook answers 401 with ``WWW-Authenticate``.
+
+A body is checked whole (UTF-8, nesting, JSON-RPC shape) before it reaches a session: a bad
+one gets 400 with a JSON-RPC error and never ends the session. Memory is bounded in bytes per
+stream and in the event store, and live sessions are capped; the defaults are on
+``HttpOptions``.
 """
 
 from __future__ import annotations
@@ -22,12 +27,20 @@ from urllib.parse import parse_qs, urlsplit
 
 import msgspec
 
-from ...core.errors import PARSE_ERROR, MissingDependency
-from ...core.wire import parse
+from ...core.errors import MissingDependency
+from ...core.frame_guard import DEFAULT_MAX_DEPTH, frame_problem, shape_problem
+from ...core.wire import Inbound, Malformed, as_id, parse
 from ...roles.modern import modern_engine
 from ...roles.server import ServerBase
 from .modern import serve_modern_post, wants_modern
-from .session import EventStore, HttpSession, MemoryEventStore, Stream
+from .session import (
+    DEFAULT_STALL_TIMEOUT_S,
+    DEFAULT_STREAM_BYTES,
+    EventStore,
+    HttpSession,
+    MemoryEventStore,
+    Stream,
+)
 
 logger = logging.getLogger(__name__)
 """The HTTP app's log: where the runner listens."""
@@ -39,6 +52,12 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 Authenticate = Callable[[Mapping[str, str]], Awaitable[bool]]
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+DEFAULT_MAX_SESSIONS = 1000
+"""Live sessions (Streamable HTTP and legacy) one app keeps at most."""
+EVICT_IDLE_S = 60.0
+"""A full app ends its longest-idle session to make room if it was idle at least this long."""
+PRIMING_SINCE = "2025-11-25"
+"""The first revision whose clients get a priming event (an id, no data) on each POST stream."""
 
 
 @dataclass
@@ -59,28 +78,68 @@ class HttpOptions:
     allowed_origins: tuple[str, ...] = LOCAL_HOSTS
     """Host names accepted in an Origin header (any scheme and port); ``*`` accepts all."""
     max_body: int = 4 * 1024 * 1024
+    """Largest POST body accepted, in bytes (413 beyond)."""
+    max_depth: int = DEFAULT_MAX_DEPTH
+    """Deepest nesting of arrays and objects accepted in a body (128; deeper: 400, -32600)."""
     authenticate: Authenticate | None = None
     """Called with the request headers (lower-case names); False -> 401."""
     resource_metadata: str | None = None
     """The protected-resource metadata URL named in ``WWW-Authenticate`` on 401."""
     event_store: EventStore = field(default_factory=MemoryEventStore)
+    """Events kept for ``Last-Event-ID``; the default keeps 4 MiB per session, 64 MiB in all."""
     session_idle_timeout: float | None = 3600.0
     """Seconds after which a session with no request and no open stream is ended (None: never)."""
+    max_sessions: int = DEFAULT_MAX_SESSIONS
+    """Live sessions kept at most (1000). When full, the session idle longest (at least 60 s)
+    is ended to make room; if none is, a new session is refused with 503 and Retry-After."""
+    max_stream_bytes: int = DEFAULT_STREAM_BYTES
+    """Bytes of events one SSE stream may hold unsent (4 MiB); then its producer waits."""
+    sse_retry_ms: int | None = None
+    """The reconnection delay sent (SSE ``retry``) in priming events; None: clients choose."""
+    stream_stall_timeout: float = DEFAULT_STALL_TIMEOUT_S
+    """Seconds a producer waits for a client that reads nothing before its stream is cut (30)."""
 
 
 class _Reject(Exception):
     """An HTTP error answer, with an optional JSON-RPC error body."""
 
-    def __init__(self, status: int, message: str, headers: list[tuple[bytes, bytes]] | None = None):
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        headers: list[tuple[bytes, bytes]] | None = None,
+        code: int = -32600,
+        id_: str | int | None = None,
+    ):
         super().__init__(message)
         self.status = status
         self.message = message
         self.headers = headers or []
+        self.code = code
+        self.id = id_
 
 
-def _error_body(message: str, code: int = -32600) -> bytes:
-    body = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+def _error_body(message: str, code: int = -32600, id_: str | int | None = None) -> bytes:
+    body = {"jsonrpc": "2.0", "id": id_, "error": {"code": code, "message": message}}
     return msgspec.json.encode(body)
+
+
+def _refuse_bad(body: bytes, inbound: Inbound, max_depth: int) -> None:
+    """Refuse a body the server cannot accept, whole: 400 with the JSON-RPC error it deserves.
+
+    Then nothing of it reaches a session, whose error answers would have no stream to go on.
+    """
+    problem = frame_problem(body, max_depth)
+    if problem is not None:
+        raise _Reject(400, problem.message, code=problem.code)
+    if not inbound.messages:
+        raise _Reject(400, "Invalid Request: expected a JSON-RPC message")
+    for message in inbound.messages:
+        if isinstance(message, Malformed):
+            raise _Reject(400, message.error.message, code=message.error.code, id_=message.id)
+        shape = shape_problem(message)
+        if shape is not None:
+            raise _Reject(400, f"Invalid Request: {shape}", id_=as_id(message.id))
 
 
 def _host_name(value: str) -> str:
@@ -102,6 +161,7 @@ class McpHttpApp:
         self.versions = {s.PROTOCOL_VERSION for s in self.servers}
         self.modern = modern_engine(every, self.versions)
         self._sweeper: asyncio.Task[None] | None = None
+        self._ending: set[asyncio.Task[None]] = set()
 
     def _register(self, session: HttpSession) -> None:
         """Keep a new session, and make sure idle ones get ended."""
@@ -119,6 +179,18 @@ class McpHttpApp:
                     self.sessions.pop(session.id, None)
                     await session.end()
 
+    async def _make_room(self) -> None:
+        """Before a new session: at ``max_sessions``, end the longest-idle one or refuse (503)."""
+        if len(self.sessions) < self.options.max_sessions:
+            return
+        oldest = max(self.sessions.values(), key=lambda s: s.idle_for(), default=None)
+        if oldest is None or oldest.idle_for() < EVICT_IDLE_S:
+            limit = self.options.max_sessions
+            message = f"Service Unavailable: {limit} sessions are live (the limit); retry later"
+            raise _Reject(503, message, [(b"retry-after", b"30")], code=-32000)
+        self.sessions.pop(oldest.id, None)
+        await oldest.end()
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI request (lifespan events are accepted and ignored)."""
         if scope["type"] == "lifespan":
@@ -131,7 +203,9 @@ class McpHttpApp:
             await self._guard(headers)
             await self._route(scope, headers, receive, send)
         except _Reject as exc:
-            await _respond(send, exc.status, _error_body(exc.message), exc.headers)
+            await _respond(
+                send, exc.status, _error_body(exc.message, exc.code, exc.id), exc.headers
+            )
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -198,10 +272,19 @@ class McpHttpApp:
         if session_id is None:
             raise _Reject(400, "Bad Request: the Mcp-Session-Id header is required")
         session = self.sessions.get(session_id)
-        if session is None or session.ended:
+        if session is not None and not session.ended and session.connection.peer.closed:
+            self.sessions.pop(session.id, None)  # its connection stopped: no POST may wait on it
+            self._end_later(session)
+        if session is None or session.ended or session.connection.peer.closed:
             raise _Reject(404, "Session not found")
         session.touch()
         return session
+
+    def _end_later(self, session: HttpSession) -> None:
+        """End a session in the background (from code that cannot wait)."""
+        task = asyncio.create_task(session.end())
+        self._ending.add(task)
+        task.add_done_callback(self._ending.discard)
 
     def _check_version(self, headers: dict[str, str], session: HttpSession | None) -> None:
         version = headers.get("mcp-protocol-version")
@@ -223,6 +306,9 @@ class McpHttpApp:
         if not headers.get("content-type", "").startswith("application/json"):
             raise _Reject(415, "Unsupported Media Type: Content-Type must be application/json")
         body = await _read_body(receive, self.options.max_body)
+        problem = frame_problem(body, self.options.max_depth)  # before any decoding, either era
+        if problem is not None:
+            raise _Reject(400, problem.message, code=problem.code)
         if self.modern is not None and (not self.servers or wants_modern(headers, body)):
             await serve_modern_post(self.modern, headers, body, receive, send)
             return
@@ -230,29 +316,27 @@ class McpHttpApp:
         # needs (ids owed an answer, methods) comes from the same parse the session acts on.
         known = self._known(headers)
         inbound = known.parse(body) if known is not None else parse(body)
-        bad = inbound.malformed
-        if bad is not None:
-            await _respond(send, 400, _error_body(bad.error.message, bad.error.code))
-            return
-        if not inbound.messages:
-            raise _Reject(400, "Invalid Request: expected a JSON-RPC message")
+        _refuse_bad(body, inbound, self.options.max_depth)
         requests = inbound.request_ids
         if self.options.stateless and not requests:
+            if inbound.batch and not self._batches(headers.get("mcp-protocol-version")):
+                raise _Reject(400, "Invalid Request: batches are not supported by this revision")
             await _respond(send, 202, b"", content_type=None)  # nothing outlives a stateless POST
             return
         session = await self._session_for_post(headers, "initialize" in inbound.methods)
         extra: list[tuple[bytes, bytes]] = []
         if not self.options.stateless:
             extra.append((b"mcp-session-id", session.id.encode()))
+        if inbound.batch and not session.batches:
+            message = "Invalid Request: batches are not supported by this revision"
+            raise _Reject(400, message, extra)
         if not requests:
             await session.feed(inbound)
             await _respond(send, 202, b"", extra, content_type=None)
             return
-        if inbound.batch and not session.batches:
-            error = _error_body("Invalid Request: batches are not supported by this revision")
-            await _respond(send, 400, error, extra)
-            return
         stream = session.open_stream(requests)
+        # The priming event's id must come before any event of the stream: stored first.
+        prime = b"" if self.options.json_response else await self._priming(session, stream)
         await session.feed(inbound)
         try:
             if self.options.json_response:
@@ -260,14 +344,38 @@ class McpHttpApp:
                 payload = frames[0] if len(frames) == 1 else b"[" + b",".join(frames) + b"]"
                 await _respond(send, 200, payload, extra)
             else:
-                await _stream_sse(stream, receive, send, extra)
+                await _stream_sse(stream, receive, send, extra, first=prime)
         finally:
             if self.options.stateless:
                 await session.end()
 
+    def _batches(self, version: str | None) -> bool:
+        """Whether the revision ``version`` (None: the newest served) accepts batches."""
+        version = version or max(self.versions)
+        return any(version == s.PROTOCOL_VERSION and s.SUPPORTS_BATCH for s in self.servers)
+
+    async def _priming(self, session: HttpSession, stream: Stream) -> bytes:
+        """The priming event (an id, no data) a POST stream starts with, from 2025-11-25 on.
+
+        It gives the client an id to resume from should the stream drop before its first
+        message arrives whole (and the reconnection delay, if ``sse_retry_ms`` is set).
+        """
+        if self.options.stateless or session.connection.protocol_version < PRIMING_SINCE:
+            return b""
+        event_id = await session.store.store(session.id, stream.id, b"")
+        retry = self.options.sse_retry_ms
+        return (f"retry: {retry}\n" if retry is not None else "").encode() + _event(event_id, b"")
+
     def _new_session(self, legacy: bool = False) -> HttpSession:
         opts = self.options
-        return HttpSession(self.servers, opts.event_store, legacy=legacy, json=opts.json_response)
+        return HttpSession(
+            self.servers,
+            opts.event_store,
+            legacy=legacy,
+            json=opts.json_response,
+            max_stream_bytes=opts.max_stream_bytes,
+            stall_timeout=opts.stream_stall_timeout,
+        )
 
     async def _session_for_post(self, headers: dict[str, str], initialize: bool) -> HttpSession:
         if self.options.stateless:
@@ -280,6 +388,7 @@ class McpHttpApp:
         if initialize:
             if "mcp-session-id" in headers:
                 raise _Reject(400, "Bad Request: initialize must not carry an Mcp-Session-Id")
+            await self._make_room()
             session = self._new_session()
             self._register(session)
             return session
@@ -300,9 +409,13 @@ class McpHttpApp:
             replay = await self.options.event_store.replay(session.id, last)
             if replay is None:
                 raise _Reject(404, f"Unknown Last-Event-ID {last!r}")
-            stream_id, events = replay
-            live = session.streams.get(stream_id)
-            await _stream_sse(live, receive, send, extra, events)
+            live = session.streams.get(replay[0])
+            if live is not None and live.attached:
+                # The old reader may still take events it can no longer deliver: stop it
+                # first, then read the store again, so whatever it took is replayed here.
+                live.claim()
+                replay = await self.options.event_store.replay(session.id, last) or replay
+            await _stream_sse(live, receive, send, extra, replay[1])
             return
         stream = session.standalone
         if stream.attached:
@@ -320,11 +433,13 @@ class McpHttpApp:
     # -- legacy HTTP+SSE (2024-11-05) -------------------------------------------------------
 
     async def _legacy_stream(self, root: str, receive: Receive, send: Send) -> None:
+        await self._make_room()
         session = self._new_session(legacy=True)
         self._register(session)
         endpoint = f"{root}{self.options.messages_path}?session_id={session.id}"
         try:
-            await _stream_sse(session.standalone, receive, send, [], endpoint=endpoint)
+            first = f"event: endpoint\ndata: {endpoint}\n\n".encode()
+            await _stream_sse(session.standalone, receive, send, [], first=first)
         finally:
             self.sessions.pop(session.id, None)
             await session.end()
@@ -336,10 +451,7 @@ class McpHttpApp:
             raise _Reject(404, "Session not found")
         body = await _read_body(receive, self.options.max_body)
         inbound = session.parse(body)
-        bad = inbound.malformed
-        if bad is not None and bad.error.code == PARSE_ERROR:
-            await _respond(send, 400, _error_body(bad.error.message, bad.error.code))
-            return
+        _refuse_bad(body, inbound, self.options.max_depth)
         await session.feed(inbound)
         await _respond(send, 202, b"Accepted", content_type=b"text/plain")
 
@@ -378,7 +490,7 @@ async def _respond(
 async def _collect(stream: Stream) -> list[bytes]:
     """Wait for a POST stream's responses (JSON mode sends a handler's other messages on GET)."""
     frames: list[bytes] = []
-    while (item := await stream.queue.get()) is not None:
+    while (item := await stream.get()) is not None:
         frames.append(item[1])
     return frames
 
@@ -389,13 +501,13 @@ async def _stream_sse(
     send: Send,
     headers: list[tuple[bytes, bytes]],
     replay: list[tuple[str, bytes]] | None = None,
-    endpoint: str | None = None,
+    first: bytes = b"",
 ) -> None:
-    """Send a stream's events as SSE until it ends or the client disconnects."""
+    """Send ``first`` (an endpoint or priming event), then a stream's events as SSE until it
+    ends or the client disconnects."""
     out = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache"), *headers]
     await send({"type": "http.response.start", "status": 200, "headers": out})
-    if endpoint is not None:
-        first = f"event: endpoint\ndata: {endpoint}\n\n".encode()
+    if first:
         await send({"type": "http.response.body", "body": first, "more_body": True})
     # Replayed events may also still wait in the live stream's queue: send each id once.
     sent: set[str] = set()
@@ -404,54 +516,57 @@ async def _stream_sse(
         await send(
             {"type": "http.response.body", "body": _event(event_id, data), "more_body": True}
         )
-    tail = b""
-    if stream is not None:
-        stream.attached = True
-        try:
-            tail = await _pump(stream, receive, send, sent)
-        finally:
-            stream.attached = False
+    tail = await _pump(stream, receive, send, sent) if stream is not None else b""
     with contextlib.suppress(Exception):
         await send({"type": "http.response.body", "body": tail})
 
 
 async def _pump(stream: Stream, receive: Receive, send: Send, sent: set[str]) -> bytes:
-    """Send a stream's events until it ends or the client goes away; return what is left.
+    """Send a stream's events until it ends, the client goes away, or another reader takes
+    over (a resumption); return what is left.
 
     Events already queued go out together without any task; only when the stream must be
-    waited on does a task watch for the client going away. The events that arrived with the
-    end of the stream are returned, to go out with the last body message.
+    waited on do tasks watch for the client going away or being replaced. The events that
+    arrived with the end of the stream are returned, to go out with the last body message.
     """
+    preempted = stream.claim()
     ready: list[bytes] = []
-    gone: asyncio.Task[None] | None = None
+    watchers: list[asyncio.Task[Any]] = []
     try:
-        while True:
+        while not preempted.is_set():
             if stream.queue.empty():
                 if stream.done:
                     break
                 if ready:
                     body, ready = b"".join(ready), []
                     await send({"type": "http.response.body", "body": body, "more_body": True})
-                gone = gone or asyncio.create_task(_wait_disconnect(receive))
-                getter = asyncio.ensure_future(stream.queue.get())
-                await asyncio.wait({getter, gone}, return_when=asyncio.FIRST_COMPLETED)
-                if not getter.done():
-                    getter.cancel()
+                if not watchers:
+                    watchers = [
+                        asyncio.create_task(_wait_disconnect(receive)),
+                        asyncio.create_task(preempted.wait()),
+                    ]
+                getter = asyncio.ensure_future(stream.get())
+                await asyncio.wait({getter, *watchers}, return_when=asyncio.FIRST_COMPLETED)
+                if not getter.done() or preempted.is_set():
+                    getter.cancel()  # an event taken now is in the store: a resumption has it
                     break
                 item = getter.result()
             else:
-                item = stream.queue.get_nowait()
+                item = stream.get_nowait()
             if item is None:
                 break
             if item[0] not in sent:
                 ready.append(_event(*item))
     finally:
-        if gone is not None:
-            gone.cancel()
+        stream.release(preempted)
+        for watcher in watchers:
+            watcher.cancel()
     return b"".join(ready)
 
 
 def _event(event_id: str, data: bytes) -> bytes:
+    if not data:  # a priming event: an id to resume from, nothing to dispatch
+        return b"id: " + event_id.encode() + b"\ndata:\n\n"
     return b"event: message\nid: " + event_id.encode() + b"\ndata: " + data + b"\n\n"
 
 

@@ -7,6 +7,12 @@ carried its request; a handler's progress,
 log messages and requests to that handler's request's stream; anything else to the GET
 stream (kept in the event store until one is open). Each event gets an id unique within the
 session, which is what ``Last-Event-ID`` resumes from.
+
+Bounds (bytes, not counts): a stream queues at most ``DEFAULT_STREAM_BYTES`` unsent (a slow
+reader slows its producer; one that reads nothing for ``DEFAULT_STALL_TIMEOUT_S`` is cut);
+``MemoryEventStore`` keeps ``DEFAULT_SESSION_EVENT_BYTES`` per session and
+``DEFAULT_TOTAL_EVENT_BYTES`` in all. A response whose request's stream is gone is dropped:
+the GET stream never carries responses.
 """
 
 from __future__ import annotations
@@ -15,8 +21,7 @@ import asyncio
 import itertools
 import secrets
 import time
-from collections import deque
-from dataclasses import dataclass, field
+from collections import OrderedDict, deque
 from typing import Final, Protocol
 
 from ...core.events import Cancelled, RequestId
@@ -27,6 +32,15 @@ from ..base import ConnectionClosed, RelatedId
 STANDALONE: Final = "get"
 """The stream id of the GET stream (server-initiated messages)."""
 DEFAULT_EVENTS_KEPT: Final = 1000
+"""Events kept per session by ``MemoryEventStore`` for ``Last-Event-ID``."""
+DEFAULT_SESSION_EVENT_BYTES: Final = 4 * 1024 * 1024
+"""Bytes of event data ``MemoryEventStore`` keeps per session (the newest event always)."""
+DEFAULT_TOTAL_EVENT_BYTES: Final = 64 * 1024 * 1024
+"""Bytes of event data ``MemoryEventStore`` keeps over all sessions."""
+DEFAULT_STREAM_BYTES: Final = 4 * 1024 * 1024
+"""Bytes of events one SSE stream may queue unsent before its producer waits (or drops)."""
+DEFAULT_STALL_TIMEOUT_S: Final = 30.0
+"""Seconds a producer waits for a client reading nothing before its stream is cut."""
 
 
 class EventStore(Protocol):
@@ -48,48 +62,183 @@ class EventStore(Protocol):
 
 
 class MemoryEventStore:
-    """Keeps the latest ``limit`` events of each session in memory."""
+    """Keeps the latest events of each session in memory, bounded in count and in bytes.
 
-    def __init__(self, limit: int = DEFAULT_EVENTS_KEPT) -> None:
+    Per session at most ``limit`` events and ``max_session_bytes`` bytes of event data
+    (default 4 MiB); over all sessions ``max_total_bytes`` (default 64 MiB). The oldest
+    events go first; the newest event of a session is kept even when it alone is larger.
+    An event dropped here can no longer be resumed with ``Last-Event-ID``.
+    """
+
+    def __init__(
+        self,
+        limit: int = DEFAULT_EVENTS_KEPT,
+        max_session_bytes: int = DEFAULT_SESSION_EVENT_BYTES,
+        max_total_bytes: int = DEFAULT_TOTAL_EVENT_BYTES,
+    ) -> None:
         self.limit = limit
-        self._events: dict[str, deque[tuple[int, str, bytes]]] = {}
+        self.max_session_bytes = max_session_bytes
+        self.max_total_bytes = max_total_bytes
+        self.total_bytes = 0
+        """Bytes of event data kept now, over all sessions."""
+        self._events: OrderedDict[int, tuple[str, str, bytes]] = OrderedDict()
+        self._numbers: dict[str, deque[int]] = {}
+        self._bytes: dict[str, int] = {}
         self._counter = itertools.count(1)
 
     async def store(self, session: str, stream: str, data: bytes) -> str:
-        """Keep one event; the oldest of the session is dropped beyond ``limit``."""
+        """Keep one event; drop the oldest ones beyond the bounds."""
         number = next(self._counter)
-        self._events.setdefault(session, deque(maxlen=self.limit)).append((number, stream, data))
+        self._events[number] = (session, stream, data)
+        numbers = self._numbers.setdefault(session, deque())
+        numbers.append(number)
+        self._bytes[session] = self._bytes.get(session, 0) + len(data)
+        self.total_bytes += len(data)
+        while len(numbers) > 1 and (
+            len(numbers) > self.limit or self._bytes[session] > self.max_session_bytes
+        ):
+            self._evict(numbers[0])
+        while self.total_bytes > self.max_total_bytes and len(self._events) > 1:
+            self._evict(next(iter(self._events)))
         return str(number)
+
+    def _evict(self, number: int) -> None:
+        """Drop one event, the oldest of its session."""
+        session, _, data = self._events.pop(number)
+        self._numbers[session].popleft()
+        self._bytes[session] -= len(data)
+        self.total_bytes -= len(data)
 
     async def replay(
         self, session: str, last_id: str
     ) -> tuple[str, list[tuple[str, bytes]]] | None:
         """Return the stream of ``last_id`` and the events of that stream after it."""
-        events = self._events.get(session, deque())
         if not last_id.isdigit():
             return None
         last = int(last_id)
-        stream = next((s for n, s, _ in events if n == last), None)
-        if stream is None:
+        found = self._events.get(last)
+        if found is None or found[0] != session:
             return None
-        return stream, [(str(n), d) for n, s, d in events if n > last and s == stream]
+        stream = found[1]
+        later = (n for n in self._numbers.get(session, ()) if n > last)
+        events = [(str(n), self._events[n][2]) for n in later if self._events[n][1] == stream]
+        return stream, [(n, data) for n, data in events if data]
 
     async def forget(self, session: str) -> None:
         """Drop the session's events."""
-        self._events.pop(session, None)
+        for number in self._numbers.pop(session, ()):
+            self.total_bytes -= len(self._events.pop(number)[2])
+        self._bytes.pop(session, None)
 
 
-@dataclass
 class Stream:
-    """One SSE stream (a POST's, or the GET stream): events queue here until sent."""
+    """One SSE stream (a POST's, or the GET stream): events queue here until sent.
 
-    id: str
-    waiting_for: set[RequestId] = field(default_factory=set[RequestId])
-    queue: asyncio.Queue[tuple[str, bytes] | None] = field(
-        default_factory=asyncio.Queue[tuple[str, bytes] | None]
-    )
-    attached: bool = False
-    done: bool = False
+    At most ``max_bytes`` of event data wait in the queue. Beyond that, while a client is
+    attached, the producer waits for it to read; if it reads nothing for ``stall_timeout``
+    seconds the stream is cut (its response ends; its events stay in the event store for
+    ``Last-Event-ID``). With no client attached the oldest queued events are dropped instead.
+    """
+
+    def __init__(
+        self,
+        id: str,
+        waiting_for: set[RequestId] | None = None,
+        *,
+        attached: bool = False,
+        max_bytes: int = DEFAULT_STREAM_BYTES,
+        stall_timeout: float = DEFAULT_STALL_TIMEOUT_S,
+    ) -> None:
+        self.id = id
+        self.waiting_for: set[RequestId] = waiting_for if waiting_for is not None else set()
+        self.queue: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue()
+        self.done = False
+        self.max_bytes = max_bytes
+        self.stall_timeout = stall_timeout
+        self.queued_bytes = 0
+        """Bytes of event data waiting in the queue."""
+        self.cut_reason: str | None = None
+        """Why the stream was cut (a reader too slow), if it was."""
+        self._attached = attached
+        self._progress = asyncio.Event()
+        self._preempt = asyncio.Event()
+
+    @property
+    def attached(self) -> bool:
+        """Whether a client is reading this stream now."""
+        return self._attached
+
+    @attached.setter
+    def attached(self, value: bool) -> None:
+        self._attached = value
+        self._progress.set()  # a waiting producer re-checks: it drops instead of waiting
+
+    def claim(self) -> asyncio.Event:
+        """Attach a new reader; a previous one is told to stop (it resumes elsewhere).
+
+        Return the event set when this reader is in turn replaced.
+        """
+        self._preempt.set()
+        self._preempt = asyncio.Event()
+        self.attached = True
+        return self._preempt
+
+    def release(self, preempt: asyncio.Event) -> None:
+        """Detach the reader that claimed ``preempt``, unless another one took over since."""
+        if preempt is self._preempt:
+            self.attached = False
+
+    def get_nowait(self) -> tuple[str, bytes] | None:
+        """Take the next event at once (the queue must not be empty)."""
+        item = self.queue.get_nowait()
+        if item is not None:
+            self.queued_bytes -= len(item[1])
+            self._progress.set()
+        return item
+
+    async def get(self) -> tuple[str, bytes] | None:
+        """Take the next event to send (None: the stream ended)."""
+        item = await self.queue.get()
+        if item is not None:
+            self.queued_bytes -= len(item[1])
+            self._progress.set()
+        return item
+
+    async def put(self, event_id: str, frame: bytes) -> None:
+        """Queue an event, waiting for a slow reader (bounded), dropping for an absent one."""
+        while (
+            not self.done and self.queued_bytes and self.queued_bytes + len(frame) > self.max_bytes
+        ):
+            if not self._attached:
+                self._drop_oldest()
+                continue
+            self._progress.clear()
+            try:
+                await asyncio.wait_for(self._progress.wait(), self.stall_timeout)
+            except TimeoutError:
+                waited = f"{self.queued_bytes} bytes unread for {self.stall_timeout} s"
+                self.close(f"the client reads too slowly ({waited})")
+        if self.done:
+            return  # ended or cut: the event store keeps the event for resumption
+        self.queued_bytes += len(frame)
+        self.queue.put_nowait((event_id, frame))
+
+    def _drop_oldest(self) -> None:
+        item = self.queue.get_nowait()
+        if item is not None:
+            self.queued_bytes -= len(item[1])
+
+    def close(self, cut_reason: str | None = None) -> None:
+        """End the stream; a cut one also drops what it still queued."""
+        if self.done:
+            return
+        self.done = True
+        if cut_reason is not None:
+            self.cut_reason = cut_reason
+            while not self.queue.empty():
+                self._drop_oldest()
+        self.queue.put_nowait(None)
+        self._progress.set()
 
 
 class SessionTransport:
@@ -129,8 +278,14 @@ class HttpSession:
         *,
         legacy: bool = False,
         json: bool = False,
+        max_stream_bytes: int = DEFAULT_STREAM_BYTES,
+        stall_timeout: float = DEFAULT_STALL_TIMEOUT_S,
     ) -> None:
         self.id = secrets.token_urlsafe(24)
+        self.max_stream_bytes = max_stream_bytes
+        """Bytes each SSE stream of the session may queue unsent (see ``Stream``)."""
+        self.stall_timeout = stall_timeout
+        """Seconds a producer waits for a client that reads nothing before cutting its stream."""
         self.store = store
         self.legacy = legacy
         self.json = json
@@ -139,7 +294,7 @@ class HttpSession:
         """The negotiated protocol version ("" until initialize; told by the connection)."""
         self.transport = SessionTransport(self)
         self.connection = ServerConnection(servers, self.transport)
-        self.streams: dict[str, Stream] = {STANDALONE: Stream(STANDALONE)}
+        self.streams: dict[str, Stream] = {STANDALONE: self._new_stream(STANDALONE)}
         self.by_request: dict[RequestId, Stream] = {}
         self.ended = False
         self._last_active = time.monotonic()
@@ -160,9 +315,20 @@ class HttpSession:
             return 0.0
         return time.monotonic() - self._last_active
 
+    def _new_stream(
+        self, id_: str, request_ids: list[RequestId] | None = None, attached: bool = False
+    ) -> Stream:
+        return Stream(
+            id_,
+            set(request_ids or ()),
+            attached=attached,
+            max_bytes=self.max_stream_bytes,
+            stall_timeout=self.stall_timeout,
+        )
+
     def open_stream(self, request_ids: list[RequestId]) -> Stream:
         """Register the stream of a POST whose requests have ``request_ids``."""
-        stream = Stream(f"post-{next(self._counter)}", set(request_ids), attached=True)
+        stream = self._new_stream(f"post-{next(self._counter)}", request_ids, attached=True)
         self.streams[stream.id] = stream
         for rid in request_ids:
             self.by_request[rid] = stream
@@ -185,20 +351,21 @@ class HttpSession:
                 if not stream.waiting_for:
                     self._finish(stream)
                 return
+        if message.kind == "response":
+            return  # its request's stream is gone: a response never goes on the GET stream
         stream = self.by_request.get(related) if related is not None and not self.json else None
         await self._deliver(stream or self.standalone, frame)
 
     async def _deliver(self, stream: Stream, frame: bytes) -> None:
         """Queue a frame on a stream; kept for replay unless it goes into a JSON body."""
         if self.json and stream.id != STANDALONE:
-            stream.queue.put_nowait(("", frame))  # a JSON answer is no event: nothing to resume
+            await stream.put("", frame)  # a JSON answer is no event: nothing to resume
             return
         event_id = await self.store.store(self.id, stream.id, frame)
-        stream.queue.put_nowait((event_id, frame))
+        await stream.put(event_id, frame)
 
     def _finish(self, stream: Stream) -> None:
-        stream.done = True
-        stream.queue.put_nowait(None)
+        stream.close()
         if stream.id != STANDALONE:
             self.streams.pop(stream.id, None)
 

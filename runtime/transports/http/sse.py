@@ -12,6 +12,13 @@ from dataclasses import dataclass
 from typing import Final
 
 _LINE_END: Final = re.compile(r"\r\n|\r|\n")
+DEFAULT_MAX_EVENT_CHARS: Final = 16 * 1024 * 1024
+"""Longest event (its data lines, or one unfinished line) buffered: a peer cannot make us
+hold more for one event (the stdio transport's frame limit is the same)."""
+
+
+class EventTooLarge(ValueError):
+    """The stream sent an event (or a line) longer than the parser's bound."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +36,10 @@ class SSEEvent:
 class SSEParser:
     """Turns a byte stream into ``SSEEvent`` values, keeping the last event id and retry."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
+        self.max_event_chars = max_event_chars
+        """Bound on one event's buffered text; beyond it ``feed`` raises ``EventTooLarge``."""
+        self._size = 0
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._partial = ""
         self._skip_lf = False
@@ -41,6 +51,20 @@ class SSEParser:
         """The last event id string of the stream (kept across events, as a browser does)."""
         self.retry: int | None = None
         """The reconnection time in milliseconds set by the last valid ``retry`` field."""
+
+    def reconnected(self) -> None:
+        """Start reading a new connection of the same stream (a resumption).
+
+        What the previous connection left half-read (a partial line, an event without its
+        blank line, a partial UTF-8 sequence) is discarded, as the spec says for the end of a
+        stream; the last event id and the retry time are kept.
+        """
+        self._decoder.reset()
+        self._partial = ""
+        self._skip_lf = False
+        self._started = False
+        self._data, self._event, self._size = [], "", 0
+        self._id_buffer = self.last_event_id
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         """Parse the next bytes; return the events they complete, in order."""
@@ -56,6 +80,8 @@ class SSEParser:
             text = text.removeprefix("\n")
         lines = _LINE_END.split(self._partial + text)
         self._partial = lines.pop()
+        if len(self._partial) > self.max_event_chars:
+            raise EventTooLarge(f"an SSE line exceeds {self.max_event_chars} characters")
         if text.endswith("\r"):
             self._skip_lf = True
         events: list[SSEEvent] = []
@@ -75,6 +101,9 @@ class SSEParser:
         if colon and value.startswith(" "):
             value = value[1:]
         if name == "data":
+            self._size += len(value) + 1
+            if self._size > self.max_event_chars:
+                raise EventTooLarge(f"an SSE event exceeds {self.max_event_chars} characters")
             self._data.append(value)
         elif name == "event":
             self._event = value
@@ -88,7 +117,7 @@ class SSEParser:
         """End the current event: set the last event id; return it unless its data is empty."""
         self.last_event_id = self._id_buffer
         data, event = self._data, self._event
-        self._data, self._event = [], ""
+        self._data, self._event, self._size = [], "", 0
         if not data:
             return None
         return SSEEvent(event or "message", "\n".join(data), self.last_event_id, self.retry)

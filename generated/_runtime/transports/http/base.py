@@ -18,11 +18,11 @@ from urllib.parse import urljoin, urlsplit
 
 import msgspec
 
-from ...core.errors import INTERNAL_ERROR, MissingDependency
+from ...core.errors import INTERNAL_ERROR, ErrorObject, MissingDependency
 from ...core.events import RequestId
-from ...core.wire import ENCODER, Inbound, Malformed, parse
+from ...core.wire import ENCODER, ERROR_DECODER, Inbound, Malformed, parse
 from ..base import ConnectionClosed
-from .sse import SSEParser
+from .sse import EventTooLarge, SSEParser
 
 try:
     import aiohttp
@@ -128,6 +128,7 @@ class HTTPTransportBase:
         A dropped connection just ends the body; the response is always closed.
         """
         count = 0
+        parser.reconnected()  # nothing half-read on an earlier connection carries over
         try:
             async for chunk in response.content.iter_any():
                 for event in parser.feed(chunk):
@@ -141,6 +142,8 @@ class HTTPTransportBase:
                     await settle(response)
                     break
         except NETWORK_ERRORS:
+            pass
+        except EventTooLarge:  # as if the connection dropped: what it sent is not kept
             pass
         finally:
             response.close()
@@ -156,17 +159,29 @@ class HTTPTransportBase:
         for rid in ids:
             self._inbox.put_nowait(ENCODER.encode({"jsonrpc": "2.0", "id": rid, "error": error}))
 
-    def _error_answers(self, ids: list[RequestId], status: int, reason: str, body: bytes) -> None:
-        """Answer requests refused with an HTTP error: the body's JSON-RPC error, or one made up."""
-        messages = parse(body).messages if media_type_is_json(body) else []
-        errors = [
-            m for m in messages if not isinstance(m, Malformed) and m.error is not msgspec.UNSET
-        ]
-        if len(ids) == 1 and len(errors) == 1:
-            frame = {"jsonrpc": "2.0", "id": ids[0], "error": errors[0].error}
+    def _error_answers(
+        self,
+        ids: list[RequestId],
+        status: int,
+        reason: str,
+        body: bytes,
+        challenge: str | None = None,
+    ) -> None:
+        """Answer requests refused with an HTTP error status, never reading the body as a message.
+
+        A body that is exactly one valid JSON-RPC error response (our server's 400s) gives
+        its error to a lone request; anything else (an OAuth error body, HTML, text) becomes
+        an error naming the HTTP status, with ``WWW-Authenticate`` and the start of the body.
+        """
+        error = json_rpc_error(body) if len(ids) == 1 else None
+        if error is not None:
+            frame = {"jsonrpc": "2.0", "id": ids[0], "error": error}
             self._inbox.put_nowait(ENCODER.encode(frame))
             return
-        data = {"httpStatus": status, "body": body.decode("utf-8", "replace")[:BODY_EXCERPT]}
+        data: dict[str, Any] = {"httpStatus": status}
+        if challenge is not None:
+            data["wwwAuthenticate"] = challenge
+        data["body"] = body.decode("utf-8", "replace")[:BODY_EXCERPT]
         self._fail_requests(ids, INTERNAL_ERROR, f"HTTP error {status} {reason}".strip(), data)
 
     # -- sending -------------------------------------------------------------------------
@@ -272,6 +287,24 @@ class HTTPTransportBase:
         """Say how the connection ended, completing "the peer ..." in errors."""
         reason = self._closed if self._closed is not None else "nothing yet"
         return f"closed the HTTP connection ({reason})"
+
+
+def json_rpc_error(body: bytes) -> ErrorObject | None:
+    """The error of a body that is one valid JSON-RPC 2.0 error response, else None."""
+    if not media_type_is_json(body):
+        return None
+    inbound = parse(body)
+    if inbound.batch or len(inbound.messages) != 1:
+        return None
+    (message,) = inbound.messages
+    if isinstance(message, Malformed) or message.jsonrpc != "2.0":
+        return None
+    if isinstance(message.method, str) or isinstance(message.error, msgspec.UnsetType):
+        return None
+    try:
+        return ERROR_DECODER.decode(message.error)
+    except msgspec.DecodeError:
+        return None
 
 
 def media_type_is_json(body: bytes) -> bool:

@@ -217,7 +217,13 @@ class StreamableHTTPTransport(HTTPTransportBase):
             if fall_back and status < 500 and await self._fall_back(message):
                 return None
             if ids:
-                self._error_answers(ids, status, response.reason or "", body)
+                self._error_answers(
+                    ids,
+                    status,
+                    response.reason or "",
+                    body,
+                    response.headers.get("www-authenticate"),
+                )
             return None
         if initialize and SESSION_HEADER in response.headers:
             self.session_id = response.headers[SESSION_HEADER]

@@ -132,7 +132,9 @@ class LegacySSETransport(HTTPTransportBase):
             raise ConnectionClosed(f"POST {self.endpoint} answered HTTP {status}")
         ids = list(message.ids) if message.kind == "request" else []
         if ids:
-            self._error_answers(ids, status, response.reason or "", body)
+            self._error_answers(
+                ids, status, response.reason or "", body, response.headers.get("www-authenticate")
+            )
 
     def negotiated(self, version: str) -> None:
         """Nothing to do: the 2024-11-05 transport sends no version header."""

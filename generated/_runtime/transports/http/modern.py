@@ -17,6 +17,8 @@ from typing import Any, Final
 
 import msgspec
 
+from ...core.errors import RemoteProtocolError
+from ...core.frame_guard import decode_untyped
 from ...roles.modern import LEGACY_VERSIONS, ModernServer, Reply, error_frame
 from ...roles.modern_connection import Frame, field
 
@@ -46,7 +48,7 @@ def wants_modern(headers: Mapping[str, str], body: bytes) -> bool:
         return False
     try:
         probe = msgspec.json.decode(body, type=_MetaProbe)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError):
         return False
     version = field(probe.params, "_meta", "io.modelcontextprotocol/protocolVersion")
     return isinstance(version, str) and version not in LEGACY_VERSIONS
@@ -57,9 +59,9 @@ async def serve_modern_post(
 ) -> None:
     """Answer one modern POST (JSON, or SSE once the handler sends a notification)."""
     try:
-        message = msgspec.json.decode(body)
-    except msgspec.DecodeError as exc:
-        await _json(send, 400, error_frame(None, -32700, f"Parse error: {exc}"))
+        message = decode_untyped(body)
+    except RemoteProtocolError as exc:
+        await _json(send, 400, error_frame(None, exc.code, exc.message))
         return
     started = False
     lock = asyncio.Lock()
