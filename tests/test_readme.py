@@ -24,6 +24,8 @@ The convention (follow it when you add a README section):
   - ``cli``: ``mcpgen`` commands that need something the test does not have (a live URL, a
     token): each command's subcommand and every flag it uses must exist (``--help``).
   - ``make``: ``make TARGET`` lines: each target exists (``make -n TARGET`` succeeds).
+- Every Python block (all of them together, in that workspace) passes mypy --strict and
+  pyright strict: it is what a user copies.
 - A KIND is a function below taking the block; add one (and document it here) when none fits.
 """
 
@@ -47,6 +49,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from .conftest import ROOT, schema_dir
 from .process_support import serving
+from .typecheck_support import strict_check
 
 README = ROOT / "README.md"
 RUN_TIMEOUT_S = 60.0
@@ -124,6 +127,7 @@ def _env(*paths: Path) -> dict[str, str]:
 
 def _workspace(tmp_path: Path) -> Path:
     """A directory with ``pkg`` (the checked-in package) and every ``file`` block."""
+    tmp_path.mkdir(exist_ok=True)
     (tmp_path / "pkg").symlink_to(ROOT / "generated", target_is_directory=True)
     for block in BLOCKS:
         if block.kind == "file":
@@ -289,3 +293,13 @@ def test_blocks_without_a_directive_are_found() -> None:
     blocks, indented = read_blocks(text)
     assert [(b.kind, b.lang) for b in blocks] == [("run", "python"), (None, "sh")]
     assert indented == [12]
+
+
+@pytest.mark.parametrize("checker", ["mypy", "pyright"])
+def test_python_blocks_type_check(checker: str, tmp_path: Path) -> None:
+    """The README's Python is what a user copies: it passes mypy --strict and pyright strict."""
+    work = _workspace(tmp_path / "work")
+    for block in BLOCKS:
+        if block.lang == "python" and block.kind != "file":
+            (work / f"readme_line_{block.line}.py").write_text(block.text)
+    strict_check(checker, work, tmp_path)
