@@ -24,6 +24,8 @@ The convention (follow it when you add a README section):
   - ``cli``: ``mcpgen`` commands that need something the test does not have (a live URL, a
     token): each command's subcommand and every flag it uses must exist (``--help``).
   - ``make``: ``make TARGET`` lines: each target exists (``make -n TARGET`` succeeds).
+  - ``pip``: ``pip install`` lines: ``mcpgen[EXTRA,...]`` names this project and its extras
+    (pyproject.toml); ``-r pkg/FILE`` names a file every generated package carries.
 - Every Python block (all of them together, in that workspace) passes mypy --strict and
   pyright strict: it is what a user copies.
 - A KIND is a function below taking the block; add one (and document it here) when none fits.
@@ -39,6 +41,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -247,6 +250,21 @@ def make_block(block: Block, tmp_path: Path) -> None:
         _check_output(proc, f"make -n {words[1]}")
 
 
+def pip_block(block: Block, tmp_path: Path) -> None:
+    """``pip``: the project, its extras and the package's requirement files exist."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    for words in _commands(block):
+        assert words[:2] == ["pip", "install"] and len(words) in (3, 4), words
+        if words[2] == "-r":
+            assert words[3].startswith("pkg/"), words
+            assert (ROOT / "generated" / words[3].removeprefix("pkg/")).is_file(), words
+            continue
+        name, _, extras = words[2].partition("[")
+        assert name == project["name"], words
+        for extra in filter(None, extras.rstrip("]").split(",")):
+            assert extra in project["optional-dependencies"], (extra, words)
+
+
 KINDS: dict[str, Callable[[Block, Path], None]] = {
     "run": run_block,
     "file": file_block,
@@ -254,6 +272,7 @@ KINDS: dict[str, Callable[[Block, Path], None]] = {
     "shell": shell_block,
     "cli": cli_block,
     "make": make_block,
+    "pip": pip_block,
 }
 """How a block of each kind is covered (the convention at the top of this file)."""
 
