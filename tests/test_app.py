@@ -378,8 +378,8 @@ def test_decorators_keep_the_functions_types(checker: str, tmp_path: Path) -> No
     strict_check(checker, target, tmp_path, "[mypy-pins]\ndisallow_any_explicit = True\n")
 
 
-def test_default_revision_is_the_newest_with_a_server() -> None:
-    """``App("name")`` serves the package's newest revision that has a ``Server``."""
+def test_default_revision_is_the_newest_initialize_era_one() -> None:
+    """``App("name")`` serves the package's newest initialize-era revision."""
     assert App("plain").revisions == (v2025_11_25,)
 
 

@@ -68,13 +68,14 @@ class _Package(Protocol):
 
 
 def default_revision() -> Revision:
-    """The newest revision with a ``Server`` of the package this runtime was generated into."""
+    """The newest initialize-era revision (one with a ``Server``) of the package this runtime
+    was generated into: what today's SDK clients and ours connect to."""
     root = __name__.rsplit(".", 3)[0]  # pkg._runtime.roles.app -> pkg
     package = importlib.import_module(root)
     if isinstance(package, _Package):
         for sub in reversed(list(package.REVISIONS.values())):
             module = importlib.import_module(f"{root}.{sub}")
-            if isinstance(module, Revision):
+            if isinstance(module, Revision) and "initialize" in module.METHODS:
                 return module
     raise ValueError(f"{root} holds no revision with a Server: pass App(..., revision=...)")
 
@@ -263,8 +264,8 @@ class App:
     ) -> None:
         self.name, self.version, self.instructions = name, version, instructions
         self.revisions = (revision or default_revision(), *also)
-        """The revisions served: the first is the default (the package's newest with a
-        ``Server`` unless given), the others are negotiated too."""
+        """The revisions served: the first is the default (the package's newest
+        initialize-era revision unless given), the others are negotiated too."""
         self.tools: dict[str, _Tool] = {}
         self.resources: dict[str, _Resource] = {}
         self.prompts: dict[str, tuple[Callable[..., object], Json]] = {}
