@@ -48,6 +48,7 @@ bench: install
 	$(PY) bench/bench_stdio.py
 	$(PY) bench/bench_http_server.py
 	$(PY) bench/bench_http.py
+	$(PY) bench/bench_app.py
 
 demo: install generate
 	$(PY) examples/demo_client.py

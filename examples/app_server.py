@@ -1,21 +1,13 @@
 """The issue's server on the decorator app: 2 tools, 1 resource, 1 prompt; stdio or HTTP."""
 
-import sys
-from pathlib import Path
-
 import msgspec
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checked-in package
-
-from generated import v2025_11_25
 from generated.runtime import App
 
-app = App("weather", revision=v2025_11_25)
+app = App("weather")
 
 
 class Forecast(msgspec.Struct):
-    """Today's weather."""
-
     city: str
     celsius: float
 
@@ -44,5 +36,5 @@ def greet(name: str, style: str = "casual") -> str:
     return f"Say hello to {name}, {style}."
 
 
-if __name__ == "__main__":  # python app_server.py [--http PORT]
-    app.run_http("127.0.0.1", int(sys.argv[2])) if sys.argv[1:2] == ["--http"] else app.run()
+if __name__ == "__main__":  # python app_server.py [--http [HOST:]PORT]
+    app.run()

@@ -6,7 +6,7 @@ import contextlib
 import socket
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 START_TIMEOUT_S = 30.0
@@ -22,11 +22,15 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(argv: Callable[[int], list[str]], cwd: Path | None = None) -> Iterator[int]:
+def serving(
+    argv: Callable[[int], list[str]],
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Iterator[int]:
     """Run ``argv(port)`` until it accepts connections on the port; yield the port; stop it."""
     port = free_port()
     proc = subprocess.Popen(
-        argv(port), cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        argv(port), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
         deadline = time.monotonic() + START_TIMEOUT_S

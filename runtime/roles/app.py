@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import importlib
 import inspect
 import re
+import sys
 import typing
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import UnionType
-from typing import Any, Protocol, TypeVar, Union, is_typeddict, overload
+from typing import Any, Protocol, TypeVar, Union, is_typeddict, overload, runtime_checkable
 
 import msgspec
 
@@ -40,6 +42,7 @@ RESOURCE_NOT_FOUND = -32002
 """The error code MCP gives a read of a resource that does not exist."""
 
 
+@runtime_checkable
 class Revision(Protocol):
     """What the app needs of a generated revision package (``pkg.v2025_11_25``)."""
 
@@ -52,6 +55,41 @@ class Revision(Protocol):
     def Server(self) -> type[ServerBase]:
         """The revision's low-level server class."""
         ...
+
+
+@runtime_checkable
+class _Package(Protocol):
+    """What the app reads of the generated package it runs in: its revisions, oldest first."""
+
+    @property
+    def REVISIONS(self) -> Mapping[str, str]:
+        """Revision -> subpackage name."""
+        ...
+
+
+def default_revision() -> Revision:
+    """The newest initialize-era revision (one with a ``Server``) of the package this runtime
+    was generated into: what today's SDK clients and ours connect to."""
+    root = __name__.rsplit(".", 3)[0]  # pkg._runtime.roles.app -> pkg
+    package = importlib.import_module(root)
+    if isinstance(package, _Package):
+        for sub in reversed(list(package.REVISIONS.values())):
+            module = importlib.import_module(f"{root}.{sub}")
+            if isinstance(module, Revision) and "initialize" in module.METHODS:
+                return module
+    raise ValueError(f"{root} holds no revision with a Server: pass App(..., revision=...)")
+
+
+def _listen_address(argv: Sequence[str]) -> tuple[str, int] | None:
+    """``--http [HOST:]PORT`` -> (host, port); no arguments -> None (stdio); else exit 2."""
+    if not argv:
+        return None
+    if argv[0] == "--http" and len(argv) <= 2:
+        host, _, port = (argv[1] if len(argv) == 2 else "8000").rpartition(":")
+        if port.isdigit():
+            return host or "127.0.0.1", int(port)
+    print(f"usage: {sys.argv[0]} [--http [HOST:]PORT]  (no arguments: stdio)", file=sys.stderr)
+    raise SystemExit(2)
 
 
 class Decorator(Protocol):
@@ -220,13 +258,14 @@ class App:
         name: str,
         version: str = "0.1.0",
         *,
-        revision: Revision,
+        revision: Revision | None = None,
         also: Sequence[Revision] = (),
         instructions: str | None = None,
     ) -> None:
         self.name, self.version, self.instructions = name, version, instructions
-        self.revisions = (revision, *also)
-        """The revisions served: the first is the default, the others are negotiated too."""
+        self.revisions = (revision or default_revision(), *also)
+        """The revisions served: the first is the default (the package's newest
+        initialize-era revision unless given), the others are negotiated too."""
         self.tools: dict[str, _Tool] = {}
         self.resources: dict[str, _Resource] = {}
         self.prompts: dict[str, tuple[Callable[..., object], Json]] = {}
@@ -352,8 +391,13 @@ class App:
         """One low-level server per revision of the app, the default first."""
         return [self.server(revision) for revision in self.revisions]
 
-    def run(self) -> None:
-        """Serve over stdio until the client closes stdin (blocking)."""
+    def run(self, argv: Sequence[str] | None = None) -> None:
+        """Serve over stdio until the client closes stdin, or over HTTP when the command line
+        (``argv``, default ``sys.argv[1:]``) is ``--http [HOST:]PORT`` (blocking)."""
+        address = _listen_address(sys.argv[1:] if argv is None else argv)
+        if address is not None:
+            self.run_http(*address)
+            return
         first, *others = self.servers()
         first.run_stdio(*others)
 
