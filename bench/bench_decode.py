@@ -37,8 +37,9 @@ ROUNDS = 5
 REPEAT = 2000
 
 
-def decode_path(methods: dict[str, MethodSpec[Any, Any]]) -> Callable[[bytes, str], None]:
-    """The session's decode path: ``frame`` and the method a response answers ("" if none).
+def decode_path(methods: dict[str, MethodSpec[Any, Any]]) -> Callable[[bytes, str | None], None]:
+    """The session's decode path: ``frame``, and for a frame the client receives the method a
+    response answers ("" for a notification), None for a frame the server receives.
 
     As ``Session.parse`` does: the reader of the receiving side, told the result type the
     pending request awaits; then params, result or error decoded if still raw.
@@ -46,11 +47,13 @@ def decode_path(methods: dict[str, MethodSpec[Any, Any]]) -> Callable[[bytes, st
     server_side = reader_for(methods, "client")
     client_side = reader_for(methods, "server")
 
-    def decode(frame: bytes, answers: str) -> None:
-        if answers:
+    def decode(frame: bytes, answers: str | None) -> None:
+        if answers is None:
+            inbound = server_side.parse(frame)
+        elif answers:
             inbound = client_side.parse(frame, methods[answers].result)
         else:
-            inbound = server_side.parse(frame)
+            inbound = client_side.parse(frame)
         for message in inbound.messages:
             if isinstance(message, Malformed):
                 continue
@@ -60,7 +63,7 @@ def decode_path(methods: dict[str, MethodSpec[Any, Any]]) -> Callable[[bytes, st
                     read_params(spec, message.params)
                 else:
                     request_params(spec, message.params)
-            elif not isinstance(message.result, msgspec.UnsetType):
+            elif answers and not isinstance(message.result, msgspec.UnsetType):
                 decode_result(methods[answers], message.result)
             elif not isinstance(message.error, msgspec.UnsetType):
                 decode_error(message.error)
@@ -69,11 +72,11 @@ def decode_path(methods: dict[str, MethodSpec[Any, Any]]) -> Callable[[bytes, st
 
 
 def per_frame(
-    decoders: list[Callable[[bytes, str], None]], corpus: list[tuple[bytes, str]]
+    decoders: list[Callable[[bytes, str | None], None]], corpus: list[tuple[bytes, str | None]]
 ) -> list[float]:
     """Best seconds per frame over the corpus for each decoder, runs interleaved (noise)."""
 
-    def runner(decode: Callable[[bytes, str], None]) -> Callable[[], None]:
+    def runner(decode: Callable[[bytes, str | None], None]) -> Callable[[], None]:
         def run() -> None:
             for frame, answers in corpus:
                 decode(frame, answers)
@@ -92,9 +95,11 @@ def main() -> None:
     """Print the decode path against untyped msgspec, per side and for the whole corpus."""
     untyped = msgspec.json.Decoder()
     ours = decode_path(dict(METHODS))
-    server = [(f, "") for f in frames(SERVER_RECEIVES)]
+    server: list[tuple[bytes, str | None]] = [(f, None) for f in frames(SERVER_RECEIVES)]
     answers = [method for method, _ in CLIENT_RECEIVES]
-    client = list(zip(frames([m for _, m in CLIENT_RECEIVES]), answers, strict=True))
+    client: list[tuple[bytes, str | None]] = list(
+        zip(frames([m for _, m in CLIENT_RECEIVES]), answers, strict=True)
+    )
     for label, corpus in (
         ("server receives", server),
         ("client receives", client),

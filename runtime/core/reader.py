@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Final, Literal, Union
+from typing import Any, Final, Literal, Union, cast
 
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
@@ -130,6 +130,8 @@ def _response_decoder(result_type: Any) -> msgspec.json.Decoder[Any]:
 
 def read_params(spec: AnySpec, params: Any) -> Any:
     """The typed params of a received message (decoded now if still raw)."""
+    if type(params) is spec.params:
+        return params  # decoded in the one pass (the common case, checked first)
     if isinstance(params, UnsetType):
         if spec.params_required:
             raise RemoteProtocolError(
@@ -150,9 +152,15 @@ def read_params(spec: AnySpec, params: Any) -> Any:
 
 def request_params(spec: AnySpec, params: Any) -> tuple[Any, ProgressToken | None]:
     """The typed params of a received request and its ``_meta.progressToken`` (or None)."""
-    if isinstance(params, msgspec.Struct):  # decoded in the one pass: it keeps _meta
-        with_meta: HasMeta = params  # type: ignore[assignment]
+    kind = type(cast(object, params))
+    if kind is dict and spec.params is not None:  # dict-typed params, decoded in the one pass
+        return params, _token_of(params) if "_meta" in params else None
+    if kind is spec.params or isinstance(params, msgspec.Struct):
+        # Decoded in the one pass, which types only params that keep _meta.
+        with_meta = cast(HasMeta, params)
         return params, None if with_meta.meta is UNSET else _token_of(params)
+    if params is UNSET:
+        return read_params(spec, params), None
     decoded = read_params(spec, params)
     if spec.params is not None and keeps_meta(spec.params):
         return decoded, _token_of(decoded)

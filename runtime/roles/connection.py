@@ -56,11 +56,7 @@ def is_implemented(owner: object, attr: str) -> bool:
 
 def implemented_handlers(owner: object, routes: Mapping[str, str]) -> dict[str, Handler]:
     """Method name -> bound handler, for every route whose handler ``owner`` overrides."""
-    found: dict[str, Handler] = {}
-    for method, attr in routes.items():
-        if is_implemented(owner, attr):
-            found[method] = getattr(owner, attr)
-    return found
+    return {method: getattr(owner, attr) for method, attr in _implemented_routes(owner, routes)}
 
 
 def implemented_capabilities(
@@ -68,7 +64,7 @@ def implemented_capabilities(
 ) -> dict[str, Any]:
     """The capabilities that follow from the handlers ``owner`` overrides (``tools``, ...)."""
     caps: dict[str, Any] = {}
-    for method in implemented_handlers(owner, routes):
+    for method, _ in _implemented_routes(owner, routes):
         spec = methods[method]
         if spec.capability is None:
             continue
@@ -77,6 +73,29 @@ def implemented_capabilities(
         if sub:
             entry[sub] = True
     return caps
+
+
+_ROUTES_OF_CLASS: dict[tuple[type, int], tuple[Mapping[str, str], tuple[tuple[str, str], ...]]] = {}
+
+
+def _implemented_routes(owner: object, routes: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """(method, handler name) of the routes ``owner`` overrides, worked out once per class.
+
+    A stateless HTTP server makes a connection per POST: checking every route of the
+    revision each time was a large part of its cost. Handlers set on the instance itself
+    are looked up every time.
+    """
+    own: object = getattr(owner, "__dict__", None)
+    if isinstance(own, dict) and not own.keys().isdisjoint(routes.values()):
+        return tuple((m, a) for m, a in routes.items() if is_implemented(owner, a))
+    key = (type(owner), id(routes))
+    entry = _ROUTES_OF_CLASS.get(key)
+    if entry is None or entry[0] is not routes:
+        if len(_ROUTES_OF_CLASS) > 256:  # classes are few; only tests make many
+            _ROUTES_OF_CLASS.clear()
+        found = tuple((m, a) for m, a in routes.items() if is_implemented(owner, a))
+        entry = _ROUTES_OF_CLASS[key] = (routes, found)
+    return entry[1]
 
 
 @lru_cache(maxsize=64)

@@ -6,12 +6,17 @@ schema has no such tag (text vs blob resource contents, the elicitation enum sch
 the JSON-RPC envelope), the generated code names a subclass of ``UntaggedUnion`` for
 msgspec at run time (type checkers see the plain union) and ``dec_hook`` picks the
 variant: the first whose required keys and constant values the value has.
+
+This is on the hot path of every result that holds such a union (``resources/read``), so
+what can be decided once is decided when the union is first used: the variants a JSON
+object (or another value) can be, their required keys as a set, and whether converting to
+a variant needs the hook at all (msgspec's ``convert`` is several times slower with one).
 """
 
 from __future__ import annotations
 
-import abc
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeGuard, cast
 
@@ -71,22 +76,110 @@ def _holds(member: object, key: str) -> bool:
     return _is_object(member) and key in member
 
 
-class UntaggedUnion(abc.ABC):  # noqa: B024 - an ABC for virtual subclasses only
+_Entry = tuple[Variant, "frozenset[str] | None", Callable[[Any], bool], Callable[[Any], Any]]
+"""A variant; the keys a JSON object needs to be it (None: test with the callable); the
+test of a value's shape for it; the conversion to it."""
+
+
+class _Plan:
+    """What decoding one union needs, worked out once: variants by the values they take."""
+
+    __slots__ = ("for_objects", "for_others")
+
+    def __init__(self, variants: tuple[Variant, ...]) -> None:
+        # Object variants take JSON objects only, "any" takes every value, the rest none.
+        self.for_objects: list[_Entry] = [
+            (v, _keys_test(v), v.matches, _converter(v.type))
+            for v in variants
+            if v.kind in ("object", "any")
+        ]
+        self.for_others: list[_Entry] = [
+            (v, None, v.matches, _converter(v.type)) for v in variants if v.kind != "object"
+        ]
+
+
+def _keys_test(variant: Variant) -> frozenset[str] | None:
+    """The keys an object needs to match ``variant``, when that is all it needs."""
+    if variant.kind == "any":
+        return frozenset()
+    return None if variant.consts or variant.nested else frozenset(variant.required)
+
+
+def _converter(tp: Any) -> Callable[[Any], Any]:
+    """``msgspec.convert`` to ``tp``, passing the hook only when ``tp`` holds an untagged union."""
+    if _needs_hook(tp, set()):
+        return lambda value: msgspec.convert(value, tp, dec_hook=dec_hook)
+    return lambda value: msgspec.convert(value, tp)
+
+
+def _needs_hook(tp: Any, seen: set[int]) -> bool:
+    """Whether decoding ``tp`` can meet a type msgspec hands to ``dec_hook``."""
+    if isinstance(tp, _UnionMeta):
+        return True
+    if id(tp) in seen:
+        return False
+    seen.add(id(tp))
+    if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
+        return any(_needs_hook(f.type, seen) for f in msgspec.structs.fields(tp))
+    return any(_needs_hook(arg, seen) for arg in typing.get_args(tp) if not isinstance(arg, str))
+
+
+class _UnionMeta(type):
+    """Metaclass of the union classes: a value of any variant's class is an instance.
+
+    msgspec checks that what ``dec_hook`` returns is an instance of the type it asked for;
+    this answers that check quickly (an ABC with registered classes is ~3x slower).
+    """
+
+    _classes: frozenset[type[Any]] = frozenset()
+    _bases: tuple[type[Any], ...] = ()
+
+    def __instancecheck__(cls, instance: object) -> bool:
+        return type(instance) in cls._classes or isinstance(instance, cls._bases)
+
+    def __subclasscheck__(cls, subclass: type[Any]) -> bool:
+        return type.__subclasscheck__(cls, subclass) or issubclass(subclass, cls._bases)
+
+
+class UntaggedUnion(metaclass=_UnionMeta):
     """Marker base of the run-time classes standing for untagged unions."""
 
     variants: ClassVar[tuple[Variant, ...]] = ()
+    _plan: ClassVar[_Plan | None] = None
 
     @classmethod
     def decode_value(cls, value: Any) -> Any:
         """Convert an already-decoded JSON value into the first variant it matches."""
-        candidates = [v for v in cls.variants if v.matches(value)]
+        plan = cls._plan
+        if plan is None:
+            plan = cls._plan = _Plan(cls.variants)
+        if not isinstance(value, dict):
+            return cls._decode_among([e for e in plan.for_others if e[2](value)], value)
+        # The common case, written out: one variant has the value's shape, and converts.
+        found: _Entry | None = None
+        for entry in plan.for_objects:
+            required = entry[1]
+            if value.keys() >= required if required is not None else entry[2](value):
+                if found is not None:
+                    return cls._decode_among([e for e in plan.for_objects if e[2](value)], value)
+                found = entry
+        if found is not None:
+            try:
+                return found[3](value)
+            except msgspec.ValidationError:
+                return cls._decode_among([found], value)
+        return cls._decode_among([], value)
+
+    @classmethod
+    def _decode_among(cls, candidates: list[_Entry], value: Any) -> Any:
+        """Convert ``value`` to the candidate that explains most of it and converts."""
         if len(candidates) > 1 and isinstance(value, dict):
             # A value that fits several shapes goes to the variant that explains most of it.
-            candidates.sort(key=lambda v: -v.score(value))
+            candidates.sort(key=lambda entry: -entry[0].score(value))
         first: str | None = None
-        for variant in candidates:
+        for variant, _, _, convert in candidates:
             try:
-                return msgspec.convert(value, variant.type, dec_hook=dec_hook)
+                return convert(value)
             except msgspec.ValidationError as exc:
                 if first is None:
                     # msgspec prefixes a ValueError with the outer path, naming the field.
@@ -104,15 +197,18 @@ def _type_name(tp: Any) -> str:
 
 
 def untagged_union(name: str, *variants: Variant) -> type[UntaggedUnion]:
-    """Create the run-time class of an untagged union; each Struct variant counts as an instance."""
-    cls = type(name, (UntaggedUnion,), {"variants": variants, "__doc__": f"Untagged union {name}."})
-    for variant in variants:
-        # Every variant's class (a Struct, or dict/list/str for the other shapes) counts as an
-        # instance of the union, which is what msgspec checks of what dec_hook returns.
-        runtime_class = _runtime_class(variant.type)
-        if runtime_class is not None:
-            abc.ABCMeta.register(cast(abc.ABCMeta, cls), runtime_class)
-    return cls
+    """Create the run-time class of an untagged union; each variant's values count as instances."""
+    # Every variant's class (a Struct, or dict/list/str for the other shapes) counts as an
+    # instance of the union, which is what msgspec checks of what dec_hook returns.
+    classes = tuple(c for c in (_runtime_class(v.type) for v in variants) if c is not None)
+    namespace = {
+        "variants": variants,
+        "_classes": frozenset(classes),
+        "_bases": classes,
+        "__doc__": f"Untagged union {name}.",
+    }
+    union: type[UntaggedUnion] = type(name, (UntaggedUnion,), namespace)
+    return union
 
 
 def _runtime_class(tp: Any) -> type[Any] | None:
@@ -134,6 +230,7 @@ def _is_class(value: object) -> TypeGuard[type[Any]]:
 
 def dec_hook(tp: Any, value: Any) -> Any:
     """The msgspec ``dec_hook`` that decodes untagged unions; pass it to every Decoder."""
-    if isinstance(tp, type) and issubclass(tp, UntaggedUnion):
-        return tp.decode_value(value)
+    if isinstance(tp, _UnionMeta):
+        union = cast("type[UntaggedUnion]", tp)
+        return union.decode_value(value)
     raise NotImplementedError(f"mcpgen runtime cannot decode type {tp!r}")

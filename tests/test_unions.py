@@ -1,0 +1,95 @@
+"""Untagged unions: the variant chosen by shape, nested unions, errors, and instance checks."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+import pytest
+
+from generated._runtime.core.codec import convert, decode
+from generated._runtime.core.unions import Variant, untagged_union
+from generated.v2025_06_18 import types as t
+
+
+class Wide(msgspec.Struct, kw_only=True):
+    """A shape with one required key and two optional ones."""
+
+    a: int
+    b: int = 0
+    c: int = 0
+
+
+class Narrow(msgspec.Struct, kw_only=True):
+    """A shape with the same required key and fewer known ones."""
+
+    a: int
+    d: str = ""
+
+
+class Holder(msgspec.Struct):
+    """A Struct holding an untagged union."""
+
+    item: Any
+
+
+Overlap = untagged_union(
+    "Overlap",
+    Variant(Narrow, "object", ("a",), (), ("a", "d")),
+    Variant(Wide, "object", ("a",), (), ("a", "b", "c")),
+    Variant(str, "string"),
+    Variant(Literal["x"], "string"),
+)
+Holder.__annotations__["item"] = Overlap
+
+
+def test_a_value_of_several_shapes_goes_to_the_variant_knowing_most_keys() -> None:
+    """Both variants need ``a``; the one that knows ``b`` and ``c`` explains more of the value."""
+    assert decode(b'{"item":{"a":1,"b":2,"c":3}}', Holder).item == Wide(a=1, b=2, c=3)
+    assert decode(b'{"item":{"a":1,"d":"z"}}', Holder).item == Narrow(a=1, d="z")
+    assert decode(b'{"item":{"a":1}}', Holder).item == Narrow(a=1)
+    assert decode(b'{"item":"text"}', Holder).item == "text"
+
+
+def test_a_failing_variant_gives_way_to_the_next_and_errors_name_the_first() -> None:
+    """When the best shape does not convert, the next candidate is tried; none: the first error."""
+    # Wide knows more keys but ``b`` has the wrong type for it; Narrow ignores ``b``.
+    assert decode(b'{"item":{"a":1,"b":"no","c":3}}', Holder).item == Narrow(a=1)
+    with pytest.raises(msgspec.ValidationError, match=r"`a` of Narrow - at `\$.item`"):
+        decode(b'{"item":{"a":"no"}}', Holder)
+    with pytest.raises(msgspec.ValidationError, match=r"matches none - at `\$.item`"):
+        decode(b'{"item":{"b":1}}', Holder)
+    with pytest.raises(msgspec.ValidationError, match=r"matches none - at `\$.item`"):
+        decode(b'{"item":3}', Holder)
+
+
+def test_nested_unions_and_constants_decode() -> None:
+    """A union inside a variant of a union decodes (the hook reaches it); consts pick variants."""
+    server_result: Any = t.ServerResult  # the run-time union class (checkers see the union)
+    primitive: Any = t.PrimitiveSchemaDefinition
+    result = convert(
+        {"contents": [{"uri": "u", "blob": "AA=="}, {"uri": "v", "text": "t"}]}, server_result
+    )
+    assert isinstance(result, t.ReadResourceResult)
+    assert [type(c) for c in result.contents] == [t.BlobResourceContents, t.TextResourceContents]
+    schema = convert({"type": "string", "enum": ["a", "b"]}, primitive)
+    assert isinstance(schema, t.EnumSchema)
+    assert isinstance(convert({"type": "boolean"}, primitive), t.BooleanSchema)
+    assert convert({"anything": 1}, server_result) == {"anything": 1}
+
+
+def test_values_of_every_variant_are_instances_of_the_union() -> None:
+    """``isinstance`` holds for each variant's class (and its subclasses), and for nothing else."""
+    union: Any = t.TextResourceContentsOrBlobResourceContents
+    server_result: Any = t.ServerResult
+    assert isinstance(t.TextResourceContents(uri="u", text="t"), union)
+    assert isinstance(t.BlobResourceContents(uri="u", blob=""), union)
+    assert not isinstance(t.ResourceContents(uri="u"), union)
+    assert issubclass(t.TextResourceContents, union)
+    assert isinstance({"a": 1}, server_result)
+
+    class Mine(dict[str, Any]):
+        """A dict subclass."""
+
+    assert isinstance(Mine(), server_result)
+    assert not isinstance("text", server_result)
