@@ -20,6 +20,7 @@ from ..core.errors import METHOD_NOT_FOUND, CapabilityError, MCPError
 from ..core.events import Notification, Request
 from ..core.lifecycle import gate
 from ..core.methods import MethodSpec
+from ..core.tasks import variant
 from . import dispatch
 from .peer import Peer, ProgressCallback
 
@@ -168,6 +169,7 @@ class Connection:
         spec = self.methods.get(name)
         if spec is None:
             raise MCPError(METHOD_NOT_FOUND, f"{name} does not exist in {self.protocol_version}")
+        spec = variant(spec, method)
         why = gate(
             spec, ours=self.our_capabilities, theirs=self.their_capabilities, sending=sending
         )
