@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
@@ -22,6 +22,9 @@ from ..core.methods import MethodSpec
 from ..core.tasks import variant
 from . import dispatch
 from .peer import Peer, ProgressCallback
+
+if TYPE_CHECKING:
+    from .tasks import TaskRunner
 
 P = TypeVar("P")
 R = TypeVar("R")
@@ -139,6 +142,8 @@ class Connection:
         self.builtins: dict[str, Builtin] = {"ping": _pong}
         self.fallbacks: dict[str, Builtin] = {}
         """Requests the role answers when the owner does not (``logging/setLevel``)."""
+        self.tasks: TaskRunner | None = None
+        """Runs task-augmented requests and answers ``tasks/*`` when the owner supports tasks."""
 
     @property
     def default_timeout(self) -> float | None:
