@@ -349,7 +349,7 @@ async def test_client_refuses_a_task_the_server_did_not_declare() -> None:
     serve = asyncio.create_task(server.serve(server_end))
     try:
         await client.connect(client_end)
-        with pytest.raises(CapabilityError, match="tasks.requests.tools.call"):
+        with pytest.raises(CapabilityError, match=r"tasks\.requests\.tools\.call"):
             await client.call_tool_as_task(name="slow", task=t.TaskMetadata())
         plain = await client.call_tool(name="echo")
         assert plain.content == [t.TextContent(text="echo")]
