@@ -41,6 +41,13 @@ class TaskServer(Server):
             except asyncio.CancelledError:
                 self.cancelled.set()
                 raise
+        if params.name == "ask":
+            form = t.ElicitRequestFormParams(
+                message="name?",
+                requested_schema=t.ElicitRequestFormParamsRequestedSchema(properties={}),
+            )
+            answer = await ctx.elicit(params=form)
+            return t.CallToolResult(content=[t.TextContent(text=answer.action)])
         if params.name == "boom":
             raise MCPError(-32000, "the tool broke", {"why": "test"})
         if params.name == "bad":
@@ -356,3 +363,31 @@ async def test_client_refuses_a_task_the_server_did_not_declare() -> None:
     finally:
         await client.close()
         await asyncio.wait_for(serve, STEP_S)
+
+
+async def test_a_request_from_a_task_names_the_task_and_holds_it_in_input_required() -> None:
+    support = TaskSupport(notify=True)
+    async with serving(TaskServer(support)) as peer:
+        await peer.initialize("2025-11-25", {"elicitation": {"form": {}}})
+        task = await _call_as_task(peer, 1, "ask")
+        note = await peer.recv()
+        assert note["method"] == "notifications/tasks/status"
+        assert note["params"]["status"] == "input_required"
+        ask = await peer.recv()
+        assert ask == {
+            "jsonrpc": "2.0",
+            "id": ask["id"],
+            "method": "elicitation/create",
+            "params": {
+                "_meta": {RELATED: {"taskId": task["taskId"]}},
+                "message": "name?",
+                "requestedSchema": {"type": "object", "properties": {}},
+            },
+        }
+        got = await peer.call(2, "tasks/get", {"taskId": task["taskId"]})
+        assert got["result"]["status"] == "input_required"
+        await peer.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "decline"}})
+        statuses = [(await peer.recv())["params"]["status"] for _ in range(2)]
+        assert statuses == ["working", "completed"]
+        reply = await peer.call(3, "tasks/result", {"taskId": task["taskId"]})
+        assert reply["result"]["content"] == [{"type": "text", "text": "decline"}]

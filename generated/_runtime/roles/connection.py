@@ -25,7 +25,7 @@ from . import dispatch
 from .peer import Peer, ProgressCallback
 
 if TYPE_CHECKING:
-    from .tasks import TaskRunner
+    from .tasks import TaskHandle, TaskRunner
 
 P = TypeVar("P")
 R = TypeVar("R")
@@ -97,6 +97,8 @@ class RequestContext:
         self.connection = connection
         self.incoming = incoming
         """The peer's request being handled (id, method, params, progress token)."""
+        self.task: TaskHandle | None = None
+        """The task this request runs as, if it is task-augmented (its messages name the task)."""
 
     @property
     def protocol_version(self) -> str:
@@ -119,10 +121,14 @@ class RequestContext:
         self, method: MethodSpec[P, R], params: P, *, timeout: float | None = None
     ) -> R:
         """Send a request to the peer within the negotiated capabilities; return its result."""
+        if self.task is not None:
+            return await self.task.request(method, params, timeout)
         return await self.connection.request(method, params, timeout=timeout)
 
     async def notify(self, method: MethodSpec[P, None], params: P) -> None:
         """Send a notification to the peer; it is not part of this request (HTTP: GET stream)."""
+        if self.task is not None:
+            params = self.task.tag(params)
         await self.connection.notify(method, params, related=False)
 
 

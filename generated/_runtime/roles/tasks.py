@@ -38,6 +38,7 @@ from .taskstore import InMemoryTaskStore, TaskRecord, TaskStore
 if TYPE_CHECKING:
     from .connection import Connection, Handler
 
+R = TypeVar("R")
 TaskMode = Literal["required", "optional", "forbidden"]
 """A tool's ``execution.taskSupport``."""
 STATUS = "notifications/tasks/status"
@@ -85,6 +86,42 @@ def task_capabilities(
         node[last] = {}
     caps["requests"] = requests
     return {"tasks": caps}
+
+
+class TaskHandle:
+    """A running task as its handler's context sees it: what it sends names the task.
+
+    A request the handler sends (an elicitation, a sampling call) carries the task in
+    ``_meta`` and holds the task in ``input_required`` until it is answered (the spec).
+    """
+
+    def __init__(self, runner: TaskRunner, record: TaskRecord) -> None:
+        self.runner = runner
+        self.record = record
+
+    @property
+    def task_id(self) -> str:
+        """The task's id."""
+        return self.record.task_id
+
+    def tag(self, params: Any) -> Any:
+        """``params`` with ``_meta`` naming this task (``io.modelcontextprotocol/related-task``)."""
+        value = as_json(params)
+        value["_meta"] = {**as_json(value.get("_meta")), **related(self.record.task_id)}
+        return value
+
+    async def request(self, method: MethodSpec[Any, R], params: object, timeout: float | None) -> R:
+        """Send a request for the task, ``input_required`` until it is answered."""
+        record = self.record
+        waiting = record.status == "working"
+        if waiting:
+            await self.runner.move(record, "input_required")
+        try:
+            result: R = await self.runner.conn.request(method, self.tag(params), timeout=timeout)
+            return result
+        finally:
+            if waiting and record.status == "input_required":
+                await self.runner.move(record, "working")
 
 
 class TaskRunner:
@@ -136,6 +173,7 @@ class TaskRunner:
         # The handler outlives the request: no progress token, no tie to the request's stream.
         background = dataclasses.replace(request, progress_token=None)
         context = self.conn.context(background)
+        context.task = TaskHandle(self, record)
         token = CURRENT_REQUEST.set(None)
         try:
             runner = asyncio.get_running_loop().create_task(
@@ -309,6 +347,7 @@ def attach_tasks(
 __all__ = [
     "RELATED_TASK",
     "InMemoryTaskStore",
+    "TaskHandle",
     "TaskRecord",
     "TaskRunner",
     "TaskStore",
