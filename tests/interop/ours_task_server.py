@@ -11,9 +11,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from generated._runtime.roles.tasks import TaskSupport  # noqa: E402
-from generated.v2025_11_25 import Server, ServerContext  # noqa: E402
-from generated.v2025_11_25 import types as t  # noqa: E402
+from generated._runtime.roles.tasks import TaskSupport
+from generated.v2025_11_25 import Server, ServerContext
+from generated.v2025_11_25 import types as t
 
 
 class DelayServer(Server):
