@@ -48,6 +48,13 @@ class TaskServer(Server):
             )
             answer = await ctx.elicit(params=form)
             return t.CallToolResult(content=[t.TextContent(text=answer.action)])
+        if params.name == "sample":
+            message = t.SamplingMessage(role="user", content=t.TextContent(text="hi"))
+            created = await ctx.create_message_as_task(
+                messages=[message], max_tokens=5, task=t.TaskMetadata(ttl=5000)
+            )
+            reply = await ctx.create_message_task_result(task_id=created.task.task_id)
+            return t.CallToolResult(content=[t.TextContent(text=reply.model)])
         if params.name == "boom":
             raise MCPError(-32000, "the tool broke", {"why": "test"})
         if params.name == "bad":
@@ -391,3 +398,52 @@ async def test_a_request_from_a_task_names_the_task_and_holds_it_in_input_requir
         assert statuses == ["working", "completed"]
         reply = await peer.call(3, "tasks/result", {"taskId": task["taskId"]})
         assert reply["result"]["content"] == [{"type": "text", "text": "decline"}]
+
+
+class TaskSamplingClient(Client):
+    """Answers sampling, as a task when the server asks."""
+
+    task_support = TaskSupport(methods=["sampling/createMessage"])
+
+    async def on_create_message(
+        self, params: t.CreateMessageRequestParams, ctx: Any
+    ) -> t.CreateMessageResult:
+        """A fixed completion."""
+        return t.CreateMessageResult(role="assistant", content=t.TextContent(text="ok"), model="m1")
+
+
+async def test_a_client_runs_sampling_as_a_task_for_the_server() -> None:
+    server = TaskServer()
+    client = TaskSamplingClient(timeout=STEP_S)
+    client_end, server_end = memory_pair()
+    on_client = Recorder(client_end)
+    serve = asyncio.create_task(server.serve(server_end))
+    try:
+        await client.connect(on_client)
+        init = on_client.sent[0]
+        assert init["params"]["capabilities"]["tasks"] == {
+            "list": {},
+            "cancel": {},
+            "requests": {"sampling": {"createMessage": {}}},
+        }
+        result = await client.call_tool(name="sample")
+        assert result.content == [t.TextContent(text="m1")]
+        [ask] = [f for f in on_client.received if f.get("method") == "sampling/createMessage"]
+        assert ask["params"]["task"] == {"ttl": 5000}
+        [created] = [f for f in on_client.sent if f.get("id") == ask["id"] and "result" in f]
+        task_id = created["result"]["task"]["taskId"]
+        assert created["result"]["task"]["status"] == "working"
+        [fetch] = [f for f in on_client.received if f.get("method") == "tasks/result"]
+        assert fetch["params"] == {"taskId": task_id}
+        [answer] = [f for f in on_client.sent if f.get("id") == fetch["id"] and "result" in f]
+        assert answer["result"] == {
+            "role": "assistant",
+            "content": {"type": "text", "text": "ok"},
+            "model": "m1",
+            "_meta": {RELATED: {"taskId": task_id}},
+        }
+        [note] = [f for f in on_client.sent if f.get("method") == "notifications/tasks/status"]
+        assert note["params"]["status"] == "completed" and note["params"]["taskId"] == task_id
+    finally:
+        await client.close()
+        await asyncio.wait_for(serve, STEP_S)

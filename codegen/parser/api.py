@@ -125,7 +125,7 @@ def build_api(
         # The iterators of paginated calls use UNSET and UnsetType themselves.
         msgspec=("UNSET", "UnsetType") * has_pages,
         types=(connect_result,),
-        specs=_specs(client_calls, client_notifies),
+        specs=_specs(client_calls, client_notifies, extra=("TASKS",) * bool(tasks)),
     )
     server_imports = module_imports(
         _needs(server_handlers, args=False) | _needs(server_calls) | _needs(server_notifies),

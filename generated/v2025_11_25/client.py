@@ -26,6 +26,7 @@ from .methods import (
     RESOURCES_TEMPLATES_LIST,
     RESOURCES_UNSUBSCRIBE,
     SUPPORTS_BATCH,
+    TASKS,
     TASKS_CANCEL,
     TASKS_GET,
     TASKS_LIST,
@@ -96,6 +97,7 @@ class Client(ClientBase[InitializeResult]):
     PROTOCOL_VERSION = PROTOCOL_VERSION
     METHODS = METHODS
     SUPPORTS_BATCH = SUPPORTS_BATCH
+    TASKS = TASKS
     ROUTES: ClassVar[Mapping[str, str]] = {
         "elicitation/create": "on_elicit",
         "roots/list": "on_list_roots",

@@ -29,7 +29,7 @@ from .connection import (
     unimplemented,
 )
 from .peer import Peer
-from .tasks import TaskSupport, attach_tasks, task_capabilities
+from .tasks import TaskSupport, attach_tasks, receivable, task_capabilities
 
 __all__ = [
     "CapabilityError",
@@ -85,7 +85,7 @@ class ServerBase:
                 caps[top]["listChanged"] = True
         if self.logging and any(s.capability == "logging" for s in self.METHODS.values()):
             caps["logging"] = {}
-        caps.update(task_capabilities(self.task_support, self.TASKS))
+        caps.update(task_capabilities(self.task_support, receivable(self.TASKS, "client")))
         return caps
 
     def server_info(self) -> dict[str, str]:
@@ -157,7 +157,7 @@ class ServerConnection(Connection):
         )
         self.handlers = implemented_handlers(server, server.ROUTES)
         self.our_capabilities = server.capabilities()
-        self.tasks = attach_tasks(self, server.task_support, server.TASKS)
+        self.tasks = attach_tasks(self, server.task_support, receivable(server.TASKS, "client"))
 
     async def _initialize(self, request: Request) -> dict[str, Any]:
         params = as_json(request.params)

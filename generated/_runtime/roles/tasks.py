@@ -46,16 +46,18 @@ STATUS = "notifications/tasks/status"
 
 @dataclass
 class TaskSupport:
-    """What a receiver accepts as tasks; give one to a ``Server`` as ``task_support``.
+    """What a receiver accepts as tasks: a ``Server``'s or a ``Client``'s ``task_support``.
 
-    ``methods``: the requests that may run as tasks (``tools/call``; the revision's ``TASKS``
-    says which can). ``tools``: each tool's ``execution.taskSupport``; when given, a task for
-    a tool that is absent or ``forbidden``, or a plain call of a ``required`` one, is refused
-    with -32601 (the spec's tool-level negotiation); when None, every tool may run either way.
+    ``methods``: the requests that may run as tasks (a server: ``tools/call``; a client:
+    ``sampling/createMessage``, ``elicitation/create``; the revision's ``TASKS`` says which).
+    ``tools``: each tool's ``execution.taskSupport``; when given, a task for a tool that is
+    absent or ``forbidden``, or a plain call of a ``required`` one, is refused with -32601
+    (the spec's tool-level negotiation); when None, every tool may run either way.
     """
 
     store: TaskStore = field(default_factory=InMemoryTaskStore)
-    methods: Collection[str] = ("tools/call",)
+    methods: Collection[str] | None = None
+    """The requests accepted as tasks; None: every one the peer may send as a task."""
     tools: Mapping[str, TaskMode] | None = None
     list: bool = True
     cancel: bool = True
@@ -75,7 +77,7 @@ def task_capabilities(
     if support.cancel:
         caps["cancel"] = {}
     requests: dict[str, Any] = {}
-    for method in support.methods:
+    for method in accepted(support, variants):
         spec = variants.get(method)
         if spec is None or spec.capability is None:
             raise ValueError(f"{method!r} cannot run as a task in this revision")
@@ -124,6 +126,18 @@ class TaskHandle:
                 await self.runner.move(record, "working")
 
 
+def receivable(
+    variants: Mapping[str, MethodSpec[Any, Any]], sender: Literal["client", "server"]
+) -> dict[str, MethodSpec[Any, Any]]:
+    """The task variants of the requests ``sender`` (our peer) may send."""
+    return {m: s for m, s in variants.items() if s.direction in (sender, "both")}
+
+
+def accepted(support: TaskSupport, variants: Mapping[str, MethodSpec[Any, Any]]) -> list[str]:
+    """The methods ``support`` accepts as tasks (all of ``variants`` unless it names some)."""
+    return sorted(variants) if support.methods is None else list(support.methods)
+
+
 class TaskRunner:
     """Runs one connection's task-augmented requests and answers its ``tasks/*`` requests."""
 
@@ -153,7 +167,7 @@ class TaskRunner:
         return (
             spec is not None
             and spec.capability is not None
-            and method in self.support.methods
+            and method in accepted(self.support, self.variants)
             and has_capability(self.conn.our_capabilities, spec.capability)
         )
 
@@ -352,7 +366,9 @@ __all__ = [
     "TaskRunner",
     "TaskStore",
     "TaskSupport",
+    "accepted",
     "attach_tasks",
     "poll_task",
+    "receivable",
     "task_capabilities",
 ]
