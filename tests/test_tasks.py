@@ -55,6 +55,10 @@ class TaskServer(Server):
             )
             reply = await ctx.create_message_task_result(task_id=created.task.task_id)
             return t.CallToolResult(content=[t.TextContent(text=reply.model)])
+        if params.name == "steps":
+            for step in (1, 2):
+                await ctx.progress(step, 2, f"step {step}")
+            return t.CallToolResult(content=[t.TextContent(text="stepped")])
         if params.name == "boom":
             raise MCPError(-32000, "the tool broke", {"why": "test"})
         if params.name == "bad":
@@ -447,3 +451,34 @@ async def test_a_client_runs_sampling_as_a_task_for_the_server() -> None:
     finally:
         await client.close()
         await asyncio.wait_for(serve, STEP_S)
+
+
+async def test_progress_of_a_task_uses_the_requests_token_and_names_the_task() -> None:
+    async with serving(TaskServer(TaskSupport(notify=False))) as peer:
+        await _open(peer)
+        params = {"name": "steps", "task": {"ttl": 60000}, "_meta": {"progressToken": "p1"}}
+        task = _task_frame(await peer.call(1, "tools/call", params), 1)
+        frames = [await peer.recv(), await peer.recv()]
+        assert frames == [
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/progress",
+                "params": {
+                    "progressToken": "p1",
+                    "progress": step,
+                    "total": 2,
+                    "message": f"step {step}",
+                    "_meta": {RELATED: {"taskId": task["taskId"]}},
+                },
+            }
+            for step in (1, 2)
+        ]
+
+
+async def test_closing_the_connection_stops_the_tasks_handlers() -> None:
+    server = TaskServer(TaskSupport(notify=False))
+    async with serving(server) as peer:
+        await _open(peer)
+        await _call_as_task(peer, 1, "slow")
+        await asyncio.wait_for(server.started.wait(), STEP_S)
+    await asyncio.wait_for(server.cancelled.wait(), STEP_S)

@@ -114,6 +114,9 @@ class RequestContext:
         spec = self.connection.methods.get("notifications/progress")
         if spec is not None and spec.params is not None and not _carries_message(spec.params):
             message = None
+        if self.task is not None and spec is not None:  # the token outlives the request
+            await self.task.progress(spec, token, progress, total, message)
+            return
         await self.connection.peer.progress(token, progress, total, message)
 
     async def request(

@@ -140,6 +140,8 @@ class ServerConnection(Connection):
         try:
             await self.peer.run()
         finally:
+            if self.tasks is not None:
+                self.tasks.close()
             await self.peer.close()
 
     def context(self, request: Request) -> ServerContext:

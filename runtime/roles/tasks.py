@@ -8,14 +8,14 @@ while its handler runs in the background, unchanged and typed as usual. ``tasks/
 answered from the store; each status change is sent as ``notifications/tasks/status``.
 Without the capability, ``task`` is ignored and the request is handled normally (the spec).
 
-Tasks are bound to the connection that created them: another requestor cannot see them.
-Progress notifications are not sent for a request once it runs as a task.
+Tasks are bound to the connection that created them: another requestor cannot see them,
+and their handlers stop when it closes. The request's progress token stays valid while the
+task runs.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import sys
 import time
 import traceback
@@ -111,6 +111,24 @@ class TaskHandle:
         value["_meta"] = {**as_json(value.get("_meta")), **related(self.record.task_id)}
         return value
 
+    async def progress(
+        self,
+        spec: MethodSpec[Any, None],
+        token: str | int,
+        progress: float,
+        total: float | None,
+        message: str | None,
+    ) -> None:
+        """Report progress of the task: its request's token stays valid while it runs."""
+        if self.record.terminal:
+            return
+        params: dict[str, Any] = {"progressToken": token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        await self.runner.conn.notify(spec, self.tag(params), related=False)
+
     async def request(self, method: MethodSpec[Any, R], params: object, timeout: float | None) -> R:
         """Send a request for the task, ``input_required`` until it is answered."""
         record = self.record
@@ -149,6 +167,12 @@ class TaskRunner:
         self.owner = uuid.uuid4().hex
         self._running: dict[str, asyncio.Task[None]] = {}
 
+    def close(self) -> None:
+        """Stop the handlers still running: their requestor's connection is gone."""
+        for runner in list(self._running.values()):
+            runner.cancel()
+        self._running.clear()
+
     def install(self) -> None:
         """Answer ``tasks/*`` on the connection (unless the owner overrides them)."""
         fallbacks = self.conn.fallbacks
@@ -183,9 +207,8 @@ class TaskRunner:
         record = await self.support.store.create(
             self.owner, request.method, ttl if isinstance(ttl, int) else None
         )
-        # The handler outlives the request: no progress token, no tie to the request's stream.
-        background = dataclasses.replace(request, progress_token=None)
-        context = self.conn.context(background)
+        # The handler outlives the request: no tie to the request's stream from now on.
+        context = self.conn.context(request)
         context.task = TaskHandle(self, record)
         token = CURRENT_REQUEST.set(None)
         try:
