@@ -476,9 +476,37 @@ async def test_progress_of_a_task_uses_the_requests_token_and_names_the_task() -
 
 
 async def test_closing_the_connection_stops_the_tasks_handlers() -> None:
-    server = TaskServer(TaskSupport(notify=False))
+    store = InMemoryTaskStore(max_tasks=1)
+    server = TaskServer(TaskSupport(store=store, notify=False))
     async with serving(server) as peer:
         await _open(peer)
-        await _call_as_task(peer, 1, "slow")
+        task = await _call_as_task(peer, 1, "slow")
         await asyncio.wait_for(server.started.wait(), STEP_S)
     await asyncio.wait_for(server.cancelled.wait(), STEP_S)
+    record = _only(store)
+    assert record.task_id == task["taskId"] and record.status == "cancelled"
+    async with serving(server) as peer:  # the cancelled task no longer holds the only place
+        await _open(peer)
+        await _call_as_task(peer, 1, "echo")
+
+
+def _only(store: InMemoryTaskStore) -> Any:
+    """The one record of a store holding one task."""
+    assert len(store) == 1
+    return next(iter(store._tasks.values()))  # pyright: ignore[reportPrivateUsage]
+
+
+async def test_one_requestor_cannot_fill_the_store() -> None:
+    store = InMemoryTaskStore(max_running_per_owner=1)
+    server = TaskServer(TaskSupport(store=store, notify=False))
+    async with serving(server) as one, serving(server) as two:
+        await _open(one)
+        await _open(two)
+        await _call_as_task(one, 1, "slow")
+        refused = await one.call(2, "tools/call", {"name": "slow", "task": {}})
+        assert refused["error"] == {
+            "code": -32603,
+            "message": "Too many tasks: 1 of this requestor are running",
+        }
+        await _call_as_task(two, 1, "slow")
+        server.gate.set()

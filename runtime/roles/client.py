@@ -162,6 +162,8 @@ class ClientBase(Connection, Generic[InitT]):
         """Close the connection (for stdio: the server's shutdown sequence)."""
         if self._reader is None:
             return
+        if self.tasks is not None:
+            await self.tasks.close()
         await self.peer.close()
         self._reader.cancel()
         await asyncio.gather(self._reader, return_exceptions=True)

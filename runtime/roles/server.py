@@ -141,7 +141,7 @@ class ServerConnection(Connection):
             await self.peer.run()
         finally:
             if self.tasks is not None:
-                self.tasks.close()
+                await self.tasks.close()
             await self.peer.close()
 
     def context(self, request: Request) -> ServerContext:

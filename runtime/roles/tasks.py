@@ -165,13 +165,22 @@ class TaskRunner:
         self.support = support
         self.variants = variants
         self.owner = uuid.uuid4().hex
-        self._running: dict[str, asyncio.Task[None]] = {}
+        self._running: dict[str, tuple[TaskRecord, asyncio.Task[None]]] = {}
 
-    def close(self) -> None:
-        """Stop the handlers still running: their requestor's connection is gone."""
-        for runner in list(self._running.values()):
-            runner.cancel()
+    async def close(self) -> None:
+        """Stop the handlers still running: their requestor's connection is gone.
+
+        Their tasks become ``cancelled``, so that they no longer hold a place in the store.
+        """
+        running = list(self._running.values())
         self._running.clear()
+        for record, runner in running:
+            runner.cancel()
+            if may_move(record.status, "cancelled"):
+                record.status = "cancelled"
+                record.status_message = "The requestor's connection closed."
+                record.updated = max(self.clock(), record.created)
+                await self.support.store.save(record)
 
     def install(self) -> None:
         """Answer ``tasks/*`` on the connection (unless the owner overrides them)."""
@@ -217,7 +226,7 @@ class TaskRunner:
             )
         finally:
             CURRENT_REQUEST.reset(token)
-        self._running[record.task_id] = runner
+        self._running[record.task_id] = (record, runner)
         runner.add_done_callback(lambda _: self._running.pop(record.task_id, None))
         return {"task": record.wire()}
 
@@ -328,9 +337,9 @@ class TaskRunner:
             raise MCPError(
                 INVALID_PARAMS, f"Cannot cancel task: already in terminal status {record.status!r}"
             )
-        runner = self._running.pop(record.task_id, None)
-        if runner is not None:
-            runner.cancel()
+        running = self._running.pop(record.task_id, None)
+        if running is not None:
+            running[1].cancel()
         await self.move(record, "cancelled", "The task was cancelled by request.")
         return record.wire()
 

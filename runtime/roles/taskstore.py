@@ -97,7 +97,8 @@ class TaskStore(Protocol):
 
 
 class InMemoryTaskStore:
-    """Tasks in a dict, bounded: at most ``max_tasks``, TTLs capped at ``max_ttl`` ms.
+    """Tasks in a dict, bounded: at most ``max_tasks`` (``max_running_per_owner`` running per
+    requestor), TTLs capped at ``max_ttl`` ms.
 
     Expired tasks are purged whenever the store is used; when it is full, the oldest
     terminal task makes room, and a new task is refused (-32603) if every task is running.
@@ -107,6 +108,7 @@ class InMemoryTaskStore:
         self,
         *,
         max_tasks: int = 1000,
+        max_running_per_owner: int = 100,
         default_ttl: int = 3_600_000,
         max_ttl: int = 86_400_000,
         poll_interval: int | None = 1000,
@@ -114,6 +116,7 @@ class InMemoryTaskStore:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.max_tasks = max_tasks
+        self.max_running_per_owner = max_running_per_owner
         self.default_ttl = default_ttl
         self.max_ttl = max_ttl
         self.poll_interval = poll_interval
@@ -142,6 +145,10 @@ class InMemoryTaskStore:
     async def create(self, owner: str, method: str, ttl: int | None) -> TaskRecord:
         """Create a ``working`` task; the TTL is the one asked for, capped at ``max_ttl``."""
         self._make_room()
+        running = sum(1 for r in self._tasks.values() if r.owner == owner and not r.terminal)
+        if running >= self.max_running_per_owner:
+            limit = self.max_running_per_owner
+            raise MCPError(INTERNAL_ERROR, f"Too many tasks: {limit} of this requestor are running")
         now = self.clock()
         self._seq += 1
         granted = min(ttl if ttl is not None and ttl >= 0 else self.default_ttl, self.max_ttl)
