@@ -510,3 +510,14 @@ async def test_one_requestor_cannot_fill_the_store() -> None:
         }
         await _call_as_task(two, 1, "slow")
         server.gate.set()
+
+
+async def test_an_immediate_response_for_the_model_rides_in_the_create_task_meta() -> None:
+    support = TaskSupport(notify=False, immediate_response="Working on it.")
+    async with serving(TaskServer(support)) as peer:
+        await _open(peer)
+        reply = await peer.call(1, "tools/call", {"name": "echo", "task": {}})
+        assert reply["result"]["_meta"] == {
+            "io.modelcontextprotocol/model-immediate-response": "Working on it."
+        }
+        assert reply["result"]["task"]["status"] == "working"

@@ -41,6 +41,7 @@ R = TypeVar("R")
 TaskMode = Literal["required", "optional", "forbidden"]
 """A tool's ``execution.taskSupport``."""
 STATUS = "notifications/tasks/status"
+IMMEDIATE_RESPONSE = "io.modelcontextprotocol/model-immediate-response"
 
 
 @dataclass
@@ -62,6 +63,8 @@ class TaskSupport:
     cancel: bool = True
     notify: bool = True
     """Whether to send ``notifications/tasks/status`` on each status change."""
+    immediate_response: str | None = None
+    """A tool result for the model while a ``tools/call`` task runs (spec: provisional)."""
 
 
 def task_capabilities(
@@ -228,7 +231,10 @@ class TaskRunner:
             CURRENT_REQUEST.reset(token)
         self._running[record.task_id] = (record, runner)
         runner.add_done_callback(lambda _: self._running.pop(record.task_id, None))
-        return {"task": record.wire()}
+        created: dict[str, Any] = {"task": record.wire()}
+        if self.support.immediate_response is not None and request.method == "tools/call":
+            created["_meta"] = {IMMEDIATE_RESPONSE: self.support.immediate_response}
+        return created
 
     def _check_tool(self, method: str, params: Mapping[str, Any], as_task: bool) -> None:
         """The spec's tool-level negotiation (``execution.taskSupport``), when tools are known."""
