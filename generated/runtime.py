@@ -35,12 +35,15 @@ from ._runtime.core.errors import (
 )
 from ._runtime.core.lifecycle import Phase
 from ._runtime.core.methods import MethodSpec
+from ._runtime.core.tasks import TaskSpec
 from ._runtime.core.unions import dec_hook
 from ._runtime.roles.app import App
 from ._runtime.roles.app_context import Context
 from ._runtime.roles.client import DEFAULT, ClientBase, Default, connect_any
 from ._runtime.roles.connection import RequestContext
 from ._runtime.roles.server import ServerBase
+from ._runtime.roles.tasks import TaskSupport, poll_task
+from ._runtime.roles.taskstore import InMemoryTaskStore, TaskRecord, TaskStore
 from ._runtime.transports.base import Transport
 from ._runtime.transports.memory import memory_pair
 from ._runtime.transports.stdio import spawn_server, stdio_server
@@ -75,6 +78,7 @@ __all__ = [
     "Default",
     "EventStore",
     "HttpOptions",
+    "InMemoryTaskStore",
     "LocalProtocolError",
     "MCPError",
     "McpHttpApp",
@@ -87,6 +91,10 @@ __all__ = [
     "RequestTimeout",
     "ServerBase",
     "SessionExpired",
+    "TaskRecord",
+    "TaskSpec",
+    "TaskStore",
+    "TaskSupport",
     "Transport",
     "UnsupportedVersion",
     "connect_any",
@@ -96,6 +104,7 @@ __all__ = [
     "decode",
     "encode",
     "memory_pair",
+    "poll_task",
     "run_http",
     "serve_http",
     "spawn_server",

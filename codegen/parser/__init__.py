@@ -11,6 +11,7 @@ from .imports import module_imports
 from .ir import RevisionIR, UnionIR
 from .methods import build_methods
 from .names import class_name, module_name
+from .tasks import build_tasks
 from .typeref import needs_of
 from .types import build_types
 
@@ -22,6 +23,7 @@ def build_revision(
     doc = inherit_base_params(doc)
     types = build_types(doc)
     methods, method_problems = build_methods(doc, types, overrides)
+    tasks, task_problems = build_tasks(doc, methods)
     fields = [f for s in types.structs for f in s.fields]
     refs = [f.type for f in fields]
     for alias in types.aliases:
@@ -48,6 +50,7 @@ def build_revision(
         supports_batch=overrides.supports_batch,
         annotated=types.annotated,
         imports=imports,
-        api=build_api(methods, types.structs),
+        api=build_api(methods, types.structs, tasks),
+        tasks=tasks,
     )
-    return ir, doc.problems + types.problems + method_problems
+    return ir, doc.problems + types.problems + method_problems + task_problems

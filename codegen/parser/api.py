@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from .imports import module_imports
-from .ir import ApiIR, CallIR, FieldIR, ImportsIR, MethodIR, PageIR, StructIR
+from .ir import ApiIR, CallIR, FieldIR, ImportsIR, MethodIR, PageIR, StructIR, TaskIR
 from .names import snake_case
+from .tasks import task_calls
 from .typeref import ListOf, Named, Need, TypeRef, needs_of
 
 # Methods the runtime itself sends or answers; they get no generated method.
@@ -73,23 +74,45 @@ def _needs(calls: tuple[CallIR, ...], *, args: bool = True, pages: bool = False)
     return needs_of(refs)
 
 
-def _specs(*groups: tuple[CallIR, ...]) -> tuple[str, ...]:
-    """What a module imports from ``methods``: the table and the specs its calls send."""
-    return tuple(sorted({"METHODS", "SUPPORTS_BATCH"} | {c.spec for g in groups for c in g}))
+def _specs(*groups: tuple[CallIR, ...], extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """What a module imports from ``methods``: the table, ``extra`` and the specs its calls send."""
+    names = {"METHODS", "SUPPORTS_BATCH", *extra} | {c.spec for g in groups for c in g}
+    return tuple(sorted(names))
 
 
-def build_api(methods: tuple[MethodIR, ...], structs: tuple[StructIR, ...]) -> ApiIR:
-    """Decide the generated API of a revision from its method table and types."""
+def _with_tasks(
+    calls: tuple[CallIR, ...], tasks: tuple[TaskIR, ...], structs: dict[str, StructIR]
+) -> tuple[CallIR, ...]:
+    """``calls``, each task-capable request followed by its calls as a task and for its result."""
+    by_method = {t.method: t for t in tasks}
+    out: list[CallIR] = []
+    for call in calls:
+        out.append(call)
+        task = by_method.get(call.method)
+        if task is not None:
+            payload = structs.get(task.payload.params_type or "")
+            out += task_calls(call, task, payload.fields if payload is not None else ())
+    return tuple(out)
+
+
+def build_api(
+    methods: tuple[MethodIR, ...], structs: tuple[StructIR, ...], tasks: tuple[TaskIR, ...] = ()
+) -> ApiIR:
+    """Decide the generated API of a revision from its method table, types and task variants."""
     by_name = {s.name: s for s in structs}
     requests = [m for m in methods if m.kind == "request" and m.method not in RUNTIME_REQUESTS]
     notes = [
         m for m in methods if m.kind == "notification" and m.method not in RUNTIME_NOTIFICATIONS
     ]
-    client_calls = tuple(_call(m, by_name) for m in requests if _sends(m, "client"))
+    client_calls = _with_tasks(
+        tuple(_call(m, by_name) for m in requests if _sends(m, "client")), tasks, by_name
+    )
     client_handlers = tuple(_call(m, by_name, "on_") for m in requests if _sends(m, "server"))
     client_notifies = tuple(_call(m, by_name, "notify_") for m in notes if _sends(m, "client"))
     server_handlers = tuple(_call(m, by_name) for m in requests if _sends(m, "client"))
-    server_calls = tuple(_call(m, by_name) for m in requests if _sends(m, "server"))
+    server_calls = _with_tasks(
+        tuple(_call(m, by_name) for m in requests if _sends(m, "server")), tasks, by_name
+    )
     server_notifies = tuple(_call(m, by_name, "notify_") for m in notes if _sends(m, "server"))
     has_pages = any(c.page for c in client_calls)
     opening = {m.method: m.result_type for m in methods if m.result_type}
@@ -102,13 +125,13 @@ def build_api(methods: tuple[MethodIR, ...], structs: tuple[StructIR, ...]) -> A
         # The iterators of paginated calls use UNSET and UnsetType themselves.
         msgspec=("UNSET", "UnsetType") * has_pages,
         types=(connect_result,),
-        specs=_specs(client_calls, client_notifies),
+        specs=_specs(client_calls, client_notifies, extra=("TASKS",) * bool(tasks)),
     )
     server_imports = module_imports(
         _needs(server_handlers, args=False) | _needs(server_calls) | _needs(server_notifies),
         typing=("ClassVar",),
         types=("Tool", "CallToolResult", "TextContent"),
-        specs=_specs(server_calls, server_notifies),
+        specs=_specs(server_calls, server_notifies, extra=("TASKS",) * bool(tasks)),
     )
     tool = by_name.get("Tool")
     return ApiIR(

@@ -101,6 +101,21 @@ class MethodIR:
 
 
 @dataclass(frozen=True)
+class TaskIR:
+    """A request that may run as a task (2025-11-25 on): its two task variants.
+
+    ``as_task`` is the request's own row answered with ``CreateTaskResult`` and gated by the
+    receiver's ``capability`` (``tasks.requests.tools.call``); ``payload`` is ``tasks/result``
+    answered with the request's own result type. Both render as ``TaskSpec`` constants.
+    """
+
+    method: str
+    capability: str
+    as_task: MethodIR
+    payload: MethodIR
+
+
+@dataclass(frozen=True)
 class PageIR:
     """How a paginated result pages: its list field and the list's item type."""
 
@@ -177,6 +192,8 @@ class RevisionIR:
     annotated: str
     imports: ImportsIR
     api: ApiIR
+    tasks: tuple[TaskIR, ...] = ()
+    """The requests that may run as tasks, with their task variants."""
 
     @property
     def has_handshake(self) -> bool:

@@ -103,15 +103,15 @@ class PythonRenderer:
         return f"{head}, {consts}{known}{nested})"
 
     # -- the method table ---------------------------------------------------------
-    def spec_type(self, m: MethodIR) -> str:
-        """``MethodSpec[P, R]`` of a method: P is ``X | None`` where params are optional."""
+    def spec_type(self, m: MethodIR, cls: str = "MethodSpec") -> str:
+        """``MethodSpec[P, R]`` (or ``cls[P, R]``) of a method: P is ``X | None`` where optional."""
         params = "None"
         if m.params_type is not None:
             params = self.qualified.qualifier + m.params_type
             if not m.params_required:
                 params += " | None"
         result = self.qualified.qualifier + m.result_type if m.result_type else "None"
-        return f"MethodSpec[{params}, {result}]"
+        return f"{cls}[{params}, {result}]"
 
     def spec_args(self, m: MethodIR) -> str:
         """The keyword arguments of a method's ``MethodSpec(...)``."""

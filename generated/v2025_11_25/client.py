@@ -26,11 +26,14 @@ from .methods import (
     RESOURCES_TEMPLATES_LIST,
     RESOURCES_UNSUBSCRIBE,
     SUPPORTS_BATCH,
+    TASKS,
     TASKS_CANCEL,
     TASKS_GET,
     TASKS_LIST,
     TASKS_RESULT,
     TOOLS_CALL,
+    TOOLS_CALL_AS_TASK,
+    TOOLS_CALL_TASK_RESULT,
     TOOLS_LIST,
 )
 from .types import (
@@ -45,6 +48,7 @@ from .types import (
     CompleteResult,
     CreateMessageRequestParams,
     CreateMessageResult,
+    CreateTaskResult,
     ElicitRequestParams,
     ElicitResult,
     EmptyResult,
@@ -93,6 +97,7 @@ class Client(ClientBase[InitializeResult]):
     PROTOCOL_VERSION = PROTOCOL_VERSION
     METHODS = METHODS
     SUPPORTS_BATCH = SUPPORTS_BATCH
+    TASKS = TASKS
     ROUTES: ClassVar[Mapping[str, str]] = {
         "elicitation/create": "on_elicit",
         "roots/list": "on_list_roots",
@@ -374,6 +379,39 @@ class Client(ClientBase[InitializeResult]):
         return await self.request(
             TOOLS_CALL,
             CallToolRequestParams(meta=meta, arguments=arguments, name=name, task=task),
+            timeout=timeout,
+            progress=progress,
+        )
+
+    async def call_tool_as_task(
+        self,
+        *,
+        meta: dict[str, Any] | UnsetType = UNSET,
+        arguments: dict[str, Any] | UnsetType = UNSET,
+        name: str,
+        task: TaskMetadata,
+        timeout: float | Default | None = DEFAULT,
+        progress: ProgressCallback | None = None,
+    ) -> CreateTaskResult:
+        """Used by the client to invoke a tool provided by the server, as a task: answers ``CreateTaskResult`` at once (``tools/call``)."""
+        return await self.request(
+            TOOLS_CALL_AS_TASK,
+            CallToolRequestParams(meta=meta, arguments=arguments, name=name, task=task),
+            timeout=timeout,
+            progress=progress,
+        )
+
+    async def call_tool_task_result(
+        self,
+        *,
+        task_id: str,
+        timeout: float | Default | None = DEFAULT,
+        progress: ProgressCallback | None = None,
+    ) -> CallToolResult:
+        """The result of a ``tools/call`` task, waiting until the task is done (``tasks/result``)."""
+        return await self.request(
+            TOOLS_CALL_TASK_RESULT,
+            GetTaskPayloadRequestParams(task_id=task_id),
             timeout=timeout,
             progress=progress,
         )

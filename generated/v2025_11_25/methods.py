@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from .._runtime.core.methods import MethodSpec
+from .._runtime.core.tasks import TaskSpec
 from . import types as t
 
 COMPLETION_COMPLETE: Final[MethodSpec[t.CompleteRequestParams, t.CompleteResult]] = MethodSpec(
@@ -461,6 +462,102 @@ TOOLS_LIST: Final[MethodSpec[t.PaginatedRequestParams | None, t.ListToolsResult]
     input_required=False,
 )
 
+ELICITATION_CREATE_AS_TASK: Final[TaskSpec[t.ElicitRequestParams, t.CreateTaskResult]] = TaskSpec(
+    method="elicitation/create",
+    kind="request",
+    direction="server",
+    message=t.ElicitRequest,
+    params=t.ElicitRequestParams,
+    params_required=True,
+    result=t.CreateTaskResult,
+    paginated=False,
+    capability="tasks.requests.elicitation.create",
+    capability_owner="receiver",
+    input_required=False,
+)
+"""``elicitation/create`` as a task: answered with ``CreateTaskResult``, gated by ``tasks.requests.elicitation.create``."""
+
+ELICITATION_CREATE_TASK_RESULT: Final[TaskSpec[t.GetTaskPayloadRequestParams, t.ElicitResult]] = (
+    TaskSpec(
+        method="tasks/result",
+        kind="request",
+        direction="server",
+        message=t.GetTaskPayloadRequest,
+        params=t.GetTaskPayloadRequestParams,
+        params_required=True,
+        result=t.ElicitResult,
+        paginated=False,
+        capability=None,
+        capability_owner=None,
+        input_required=False,
+    )
+)
+"""``tasks/result`` of a ``elicitation/create`` task: answered with the request's own result."""
+
+SAMPLING_CREATE_MESSAGE_AS_TASK: Final[
+    TaskSpec[t.CreateMessageRequestParams, t.CreateTaskResult]
+] = TaskSpec(
+    method="sampling/createMessage",
+    kind="request",
+    direction="server",
+    message=t.CreateMessageRequest,
+    params=t.CreateMessageRequestParams,
+    params_required=True,
+    result=t.CreateTaskResult,
+    paginated=False,
+    capability="tasks.requests.sampling.createMessage",
+    capability_owner="receiver",
+    input_required=False,
+)
+"""``sampling/createMessage`` as a task: answered with ``CreateTaskResult``, gated by ``tasks.requests.sampling.createMessage``."""
+
+SAMPLING_CREATE_MESSAGE_TASK_RESULT: Final[
+    TaskSpec[t.GetTaskPayloadRequestParams, t.CreateMessageResult]
+] = TaskSpec(
+    method="tasks/result",
+    kind="request",
+    direction="server",
+    message=t.GetTaskPayloadRequest,
+    params=t.GetTaskPayloadRequestParams,
+    params_required=True,
+    result=t.CreateMessageResult,
+    paginated=False,
+    capability=None,
+    capability_owner=None,
+    input_required=False,
+)
+"""``tasks/result`` of a ``sampling/createMessage`` task: answered with the request's own result."""
+
+TOOLS_CALL_AS_TASK: Final[TaskSpec[t.CallToolRequestParams, t.CreateTaskResult]] = TaskSpec(
+    method="tools/call",
+    kind="request",
+    direction="client",
+    message=t.CallToolRequest,
+    params=t.CallToolRequestParams,
+    params_required=True,
+    result=t.CreateTaskResult,
+    paginated=False,
+    capability="tasks.requests.tools.call",
+    capability_owner="receiver",
+    input_required=False,
+)
+"""``tools/call`` as a task: answered with ``CreateTaskResult``, gated by ``tasks.requests.tools.call``."""
+
+TOOLS_CALL_TASK_RESULT: Final[TaskSpec[t.GetTaskPayloadRequestParams, t.CallToolResult]] = TaskSpec(
+    method="tasks/result",
+    kind="request",
+    direction="client",
+    message=t.GetTaskPayloadRequest,
+    params=t.GetTaskPayloadRequestParams,
+    params_required=True,
+    result=t.CallToolResult,
+    paginated=False,
+    capability=None,
+    capability_owner=None,
+    input_required=False,
+)
+"""``tasks/result`` of a ``tools/call`` task: answered with the request's own result."""
+
 METHODS: Final[dict[str, MethodSpec[Any, Any]]] = {
     "completion/complete": COMPLETION_COMPLETE,
     "elicitation/create": ELICITATION_CREATE,
@@ -495,6 +592,13 @@ METHODS: Final[dict[str, MethodSpec[Any, Any]]] = {
     "tools/list": TOOLS_LIST,
 }
 """Every method of the revision, by wire name."""
+
+TASKS: Final[dict[str, TaskSpec[Any, Any]]] = {
+    "elicitation/create": ELICITATION_CREATE_AS_TASK,
+    "sampling/createMessage": SAMPLING_CREATE_MESSAGE_AS_TASK,
+    "tools/call": TOOLS_CALL_AS_TASK,
+}
+"""The requests that may run as tasks: wire name -> the request as a task."""
 
 CLIENT_REQUESTS: Final = frozenset(
     (

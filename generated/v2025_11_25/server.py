@@ -15,6 +15,8 @@ from .._runtime.roles.server import ServerContext as BaseContext
 from .._runtime.roles.tools import ToolSet
 from .methods import (
     ELICITATION_CREATE,
+    ELICITATION_CREATE_AS_TASK,
+    ELICITATION_CREATE_TASK_RESULT,
     METHODS,
     NOTIFICATIONS_ELICITATION_COMPLETE,
     NOTIFICATIONS_PROMPTS_LIST_CHANGED,
@@ -24,7 +26,10 @@ from .methods import (
     NOTIFICATIONS_TOOLS_LIST_CHANGED,
     ROOTS_LIST,
     SAMPLING_CREATE_MESSAGE,
+    SAMPLING_CREATE_MESSAGE_AS_TASK,
+    SAMPLING_CREATE_MESSAGE_TASK_RESULT,
     SUPPORTS_BATCH,
+    TASKS,
     TASKS_CANCEL,
     TASKS_GET,
     TASKS_LIST,
@@ -40,6 +45,7 @@ from .types import (
     CompleteResult,
     CreateMessageRequestParams,
     CreateMessageResult,
+    CreateTaskResult,
     ElicitationCompleteNotificationParams,
     ElicitRequestParams,
     ElicitResult,
@@ -89,6 +95,22 @@ class ServerContext(BaseContext):
         """A request from the server to elicit additional information from the user via the client (``elicitation/create``)."""
         return await self.request(ELICITATION_CREATE, params, timeout=timeout)
 
+    async def elicit_as_task(
+        self, *, params: ElicitRequestParams, timeout: float | None = None
+    ) -> CreateTaskResult:
+        """A request from the server to elicit additional information from the user via the client, as a task: answers ``CreateTaskResult`` at once (``elicitation/create``)."""
+        return await self.request(ELICITATION_CREATE_AS_TASK, params, timeout=timeout)
+
+    async def elicit_task_result(
+        self, *, task_id: str, timeout: float | None = None
+    ) -> ElicitResult:
+        """The result of a ``elicitation/create`` task, waiting until the task is done (``tasks/result``)."""
+        return await self.request(
+            ELICITATION_CREATE_TASK_RESULT,
+            GetTaskPayloadRequestParams(task_id=task_id),
+            timeout=timeout,
+        )
+
     async def list_roots(
         self, *, meta: dict[str, Any] | UnsetType = UNSET, timeout: float | None = None
     ) -> ListRootsResult:
@@ -129,6 +151,53 @@ class ServerContext(BaseContext):
                 tool_choice=tool_choice,
                 tools=tools,
             ),
+            timeout=timeout,
+        )
+
+    async def create_message_as_task(
+        self,
+        *,
+        meta: dict[str, Any] | UnsetType = UNSET,
+        include_context: Literal["allServers", "none", "thisServer"] | UnsetType = UNSET,
+        max_tokens: int,
+        messages: list[SamplingMessage],
+        metadata: dict[str, Any] | UnsetType = UNSET,
+        model_preferences: ModelPreferences | UnsetType = UNSET,
+        stop_sequences: list[str] | UnsetType = UNSET,
+        system_prompt: str | UnsetType = UNSET,
+        task: TaskMetadata,
+        temperature: float | UnsetType = UNSET,
+        tool_choice: ToolChoice | UnsetType = UNSET,
+        tools: list[Tool] | UnsetType = UNSET,
+        timeout: float | None = None,
+    ) -> CreateTaskResult:
+        """A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it, as a task: answers ``CreateTaskResult`` at once (``sampling/createMessage``)."""
+        return await self.request(
+            SAMPLING_CREATE_MESSAGE_AS_TASK,
+            CreateMessageRequestParams(
+                meta=meta,
+                include_context=include_context,
+                max_tokens=max_tokens,
+                messages=messages,
+                metadata=metadata,
+                model_preferences=model_preferences,
+                stop_sequences=stop_sequences,
+                system_prompt=system_prompt,
+                task=task,
+                temperature=temperature,
+                tool_choice=tool_choice,
+                tools=tools,
+            ),
+            timeout=timeout,
+        )
+
+    async def create_message_task_result(
+        self, *, task_id: str, timeout: float | None = None
+    ) -> CreateMessageResult:
+        """The result of a ``sampling/createMessage`` task, waiting until the task is done (``tasks/result``)."""
+        return await self.request(
+            SAMPLING_CREATE_MESSAGE_TASK_RESULT,
+            GetTaskPayloadRequestParams(task_id=task_id),
             timeout=timeout,
         )
 
@@ -242,6 +311,7 @@ class Server(ServerBase):
     METHODS = METHODS
     SUPPORTS_BATCH = SUPPORTS_BATCH
     CONTEXT = ServerContext
+    TASKS = TASKS
     ROUTES: ClassVar[Mapping[str, str]] = {
         "completion/complete": "complete",
         "logging/setLevel": "set_level",

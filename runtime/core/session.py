@@ -48,6 +48,7 @@ from .reader import (
     reader_for,
     request_params,
 )
+from .tasks import variant
 from .wire import (
     ENCODER,
     Inbound,
@@ -404,9 +405,10 @@ class Session:
         progress_token: ProgressToken | None = None,
     ) -> int:
         """Queue a request (by wire name or spec) and return its id (ints, increasing from 1)."""
+        given = method
         if not isinstance(method, str):
             method = method.method
-        spec = self._spec_we_send(method, "request")
+        spec = variant(self._spec_we_send(method, "request"), given)
         if params is None and spec.params_required and progress_token is None:
             raise LocalProtocolError(f"{method!r} requires params")
         if progress_token is not None:

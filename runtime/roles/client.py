@@ -28,6 +28,7 @@ from .connection import (
     implemented_handlers,
 )
 from .peer import Peer, ProgressCallback
+from .tasks import TaskSupport, attach_tasks, receivable, task_capabilities
 
 __all__ = ["DEFAULT", "ClientBase", "Default", "InitializeResultLike", "connect_any"]
 
@@ -86,6 +87,10 @@ class ClientBase(Connection, Generic[InitT]):
     """Method name -> name of its handler, for every request a server may send."""
     roots_list_changed: ClassVar[bool] = False
     """Whether to declare ``roots.listChanged`` (when ``list_roots`` is overridden)."""
+    TASKS: ClassVar[Mapping[str, MethodSpec[Any, Any]]] = {}
+    """The requests that may run as tasks in this revision (generated), by wire name."""
+    task_support: TaskSupport | None = None
+    """Set to run the server's requests (sampling, elicitation) as tasks when it asks."""
 
     def __init__(
         self,
@@ -100,6 +105,7 @@ class ClientBase(Connection, Generic[InitT]):
         self.timeout = timeout
         self.methods = self.METHODS
         self.handlers = implemented_handlers(self, self.ROUTES)
+        self.tasks = attach_tasks(self, self.task_support, receivable(self.TASKS, "server"))
         self.server_info: dict[str, Any] = {}
         self.instructions: str | None = None
         self.initialize_result: InitT | None = None
@@ -121,6 +127,7 @@ class ClientBase(Connection, Generic[InitT]):
         caps = implemented_capabilities(self, self.ROUTES, self.METHODS)
         if self.roots_list_changed and "roots" in caps:
             caps["roots"]["listChanged"] = True
+        caps.update(task_capabilities(self.task_support, receivable(self.TASKS, "server")))
         return caps
 
     async def connect(
@@ -183,6 +190,8 @@ class ClientBase(Connection, Generic[InitT]):
             self.modern = None
         if self._reader is None:
             return
+        if self.tasks is not None:
+            await self.tasks.close()
         await self.peer.close()
         self._reader.cancel()
         await asyncio.gather(self._reader, return_exceptions=True)

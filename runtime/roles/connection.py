@@ -19,11 +19,13 @@ from ..core.errors import METHOD_NOT_FOUND, CapabilityError, MCPError
 from ..core.events import Notification, Request
 from ..core.lifecycle import gate
 from ..core.methods import MethodSpec
+from ..core.tasks import variant
 from . import dispatch
 from .peer import Peer, ProgressCallback
 
 if TYPE_CHECKING:
     from ..auth.principal import AccessToken
+    from .tasks import TaskHandle, TaskRunner
 
 P = TypeVar("P")
 R = TypeVar("R")
@@ -114,6 +116,8 @@ class RequestContext:
         self.connection = connection
         self.incoming = incoming
         """The peer's request being handled (id, method, params, progress token)."""
+        self.task: TaskHandle | None = None
+        """The task this request runs as, if it is task-augmented (its messages name the task)."""
 
     @property
     def protocol_version(self) -> str:
@@ -138,16 +142,23 @@ class RequestContext:
         spec = self.connection.methods.get("notifications/progress")
         if spec is not None and spec.params is not None and not _carries_message(spec.params):
             message = None
+        if self.task is not None and spec is not None:  # the token outlives the request
+            await self.task.progress(spec, token, progress, total, message)
+            return
         await self.connection.peer.progress(token, progress, total, message)
 
     async def request(
         self, method: MethodSpec[P, R], params: P, *, timeout: float | None = None
     ) -> R:
         """Send a request to the peer within the negotiated capabilities; return its result."""
+        if self.task is not None:
+            return await self.task.request(method, params, timeout)
         return await self.connection.request(method, params, timeout=timeout)
 
     async def notify(self, method: MethodSpec[P, None], params: P) -> None:
         """Send a notification to the peer; it is not part of this request (HTTP: GET stream)."""
+        if self.task is not None:
+            params = self.task.tag(params)
         await self.connection.notify(method, params, related=False)
 
 
@@ -168,6 +179,8 @@ class Connection:
         self.builtins: dict[str, Builtin] = {"ping": _pong}
         self.fallbacks: dict[str, Builtin] = {}
         """Requests the role answers when the owner does not (``logging/setLevel``)."""
+        self.tasks: TaskRunner | None = None
+        """Runs task-augmented requests and answers ``tasks/*`` when the owner supports tasks."""
 
     @property
     def default_timeout(self) -> float | None:
@@ -197,6 +210,7 @@ class Connection:
         spec = self.methods.get(name)
         if spec is None:
             raise MCPError(METHOD_NOT_FOUND, f"{name} does not exist in {self.protocol_version}")
+        spec = variant(spec, method)
         why = gate(
             spec, ours=self.our_capabilities, theirs=self.their_capabilities, sending=sending
         )

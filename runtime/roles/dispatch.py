@@ -35,6 +35,8 @@ async def dispatch_request(conn: Connection, request: Request) -> Any:
         raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
     handler = conn.handlers.get(method)
     if handler is not None:
+        if conn.tasks is not None and (created := await conn.tasks.maybe_start(request, handler)):
+            return created  # a task-augmented request: CreateTaskResult, the handler runs on
         return await handler(request.params, conn.context(request))
     fallback = conn.fallbacks.get(method)
     if fallback is not None:

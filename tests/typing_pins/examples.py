@@ -105,3 +105,24 @@ def check_refusals(client: Client, value: t26.JSONObject) -> None:
     del bad
     none_inside: t26.JSONValue = [None]  # expect-error
     del none_inside
+
+
+async def check_task_calls(client: Client, ctx: ServerContext) -> None:
+    """A request sent as a task answers CreateTaskResult; its tasks/result, the request's own."""
+    created = await client.call_tool_as_task(name="slow", task=t.TaskMetadata(ttl=60_000))
+    reveal_type(created)  # assert typ.endswith("CreateTaskResult")
+    reveal_type(created.task.status)  # assert "working" in typ and "cancelled" in typ
+    result = await client.call_tool_task_result(task_id=created.task.task_id)
+    reveal_type(result)  # assert typ.endswith("CallToolResult")
+    plain = await client.call_tool(name="slow")
+    reveal_type(plain)  # assert typ.endswith("CallToolResult")
+    reveal_type(m.TOOLS_CALL_AS_TASK)  # assert "TaskSpec[" in typ and "CreateTaskResult]" in typ
+    payload = m.TOOLS_CALL_TASK_RESULT
+    reveal_type(payload)  # assert "PayloadRequestParams, " in typ and "CallToolResult]" in typ
+    sampled = await ctx.create_message_task_result(task_id="t")
+    reveal_type(sampled)  # assert typ.endswith("CreateMessageResult")
+
+
+def check_task_refusals(client: Client) -> None:
+    """A call as a task needs its ``task``."""
+    client.call_tool_as_task(name="slow")  # expect-error

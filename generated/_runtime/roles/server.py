@@ -30,6 +30,7 @@ from .connection import (
     unimplemented,
 )
 from .peer import Peer
+from .tasks import TaskSupport, attach_tasks, receivable, task_capabilities
 
 __all__ = [
     "CapabilityError",
@@ -64,6 +65,8 @@ class ServerBase:
     ROUTES: ClassVar[Mapping[str, str]]
     """Method name -> name of its handler, for every request a client may send."""
     CONTEXT: ClassVar[type[ServerContext]] = ServerContext
+    TASKS: ClassVar[Mapping[str, MethodSpec[Any, Any]]] = {}
+    """The requests that may run as tasks in this revision (generated), by wire name."""
 
     name: str = "mcpgen-server"
     version: str = "0.0.0"
@@ -72,6 +75,8 @@ class ServerBase:
     """Capabilities (``tools``, ``prompts``, ``resources``) whose ``listChanged`` we declare."""
     logging: ClassVar[bool] = True
     """Whether to declare the ``logging`` capability (``ctx.log`` needs it)."""
+    task_support: TaskSupport | None = None
+    """Set to run requests as tasks when the client asks (``tasks`` capability; 2025-11-25 on)."""
 
     def capabilities(self) -> dict[str, Any]:
         """Capabilities declared at initialize, following from the overridden handlers."""
@@ -81,6 +86,7 @@ class ServerBase:
                 caps[top]["listChanged"] = True
         if self.logging and any(s.capability == "logging" for s in self.METHODS.values()):
             caps["logging"] = {}
+        caps.update(task_capabilities(self.task_support, receivable(self.TASKS, "client")))
         return caps
 
     def server_info(self) -> dict[str, str]:
@@ -169,6 +175,8 @@ class ServerConnection(Connection):
         try:
             await self.peer.run()
         finally:
+            if self.tasks is not None:
+                await self.tasks.close()
             await self.peer.close()
 
     def context(self, request: Request) -> ServerContext:
@@ -186,6 +194,7 @@ class ServerConnection(Connection):
         )
         self.handlers = implemented_handlers(server, server.ROUTES)
         self.our_capabilities = server.capabilities()
+        self.tasks = attach_tasks(self, server.task_support, receivable(server.TASKS, "client"))
 
     async def _initialize(self, request: Request) -> dict[str, Any]:
         params = as_json(request.params)
