@@ -158,6 +158,7 @@ class Session:
         batch: bool = False,
         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
         phase: Phase = Phase.UNMANAGED,
+        tolerant: bool = True,
     ) -> None:
         if role not in ("client", "server"):
             raise LocalProtocolError(f"role must be 'client' or 'server', not {role!r}")
@@ -166,6 +167,8 @@ class Session:
         self.batch = batch
         """Whether incoming batches are accepted (the revision's ``SUPPORTS_BATCH``)."""
         self.max_frame_size = max_frame_size
+        self.tolerant = tolerant
+        """Keep fields and union members the revision lacks (False: drop them, refuse them)."""
         self.lifecycle = Lifecycle(phase)
         self._peer: Final[Sender] = "server" if role == "client" else "client"
         self._next_id = 1
@@ -357,7 +360,7 @@ class Session:
         else:
             assert spec is not None
             try:
-                params, token = request_params(spec, raw)
+                params, token = request_params(spec, raw, tolerant=self.tolerant)
             except RemoteProtocolError as exc:
                 error = exc
             else:
@@ -382,7 +385,7 @@ class Session:
             events.append(ProtocolViolation(RemoteProtocolError(refused)))
             return
         try:
-            params = read_params(spec, raw)
+            params = read_params(spec, raw, tolerant=self.tolerant)
         except RemoteProtocolError as exc:
             events.append(ProtocolViolation(exc))
             return
@@ -443,7 +446,8 @@ class Session:
                 events.append(ErrorResponse(id_, method, decode_error(raw_error)))
             else:
                 assert result is not None
-                events.append(Response(id_, method, decode_result(pending.spec, result)))
+                decoded = decode_result(pending.spec, result, tolerant=self.tolerant)
+                events.append(Response(id_, method, decoded))
         except msgspec.ValidationError as exc:
             kind = "error" if raw_error is not None else "result"
             events.append(
