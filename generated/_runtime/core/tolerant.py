@@ -44,6 +44,10 @@ class Unknown(MCPStruct, kw_only=True, tag_field="type", tag=UNKNOWN_TAG):
         """The member as the peer sent it."""
         return {"type": self.kind, **extras(self)}
 
+    def __repr__(self) -> str:
+        """``Unknown({...})`` with the JSON as sent."""
+        return f"Unknown({self.json!r})"
+
 
 _EXTENDED: dict[tuple[type[Any], Any, tuple[str, ...]], type[Any]] = {}
 _EXTRA_NAMES: dict[type[Any], tuple[tuple[str, str], ...]] = {}
@@ -110,7 +114,11 @@ def unknown(value: Mapping[str, Any]) -> Unknown:
 def recoverable(exc: msgspec.ValidationError) -> bool:
     """Whether a failed one-pass decode may be due to an unknown field or union member."""
     text = str(exc)
-    return "unknown field" in text or "Invalid value" in text or "matches none" in text
+    return any(sign in text for sign in _SIGNS)
+
+
+_SIGNS: Final = ("unknown field", "Invalid value", "Invalid enum value", "matches none")
+"""What msgspec and ``UntaggedUnion`` say when a field or a member's kind is not defined."""
 
 
 def reread(value: Any, tp: Any, *, keep: bool) -> Any:
@@ -217,16 +225,31 @@ def _strip_untagged(
     keep: bool,
 ) -> Any:
     """An object read as an untagged union: the variant ``decode_value`` would try first."""
-    candidates = [v for v in union.variants if v.kind != "unknown" and v.matches(value)]
+    kind = value.get("type")
+    candidates = [
+        v
+        for v in union.variants
+        if v.kind != "unknown" and v.matches(value) and _accepts_kind(v.type, kind)
+    ]
     if candidates:
         candidates.sort(key=lambda v: -v.score(value))
         return _strip(value, _info(candidates[0].type), path, found, keep)
-    if keep and isinstance(value.get("type"), str) and any(
-        v.kind == "unknown" for v in union.variants
-    ):
+    if keep and isinstance(kind, str) and any(v.kind == "unknown" for v in union.variants):
         found.append((path, _UnknownMember(value)))
         return _PLACEHOLDER
     return value
+
+
+def _accepts_kind(tp: Any, kind: Any) -> bool:
+    """Whether a variant's ``type`` field takes ``kind`` (any value when it has no such field)."""
+    info = _info(tp)
+    if not isinstance(info, mi.StructType):
+        return True
+    for field in info.fields:
+        if field.encode_name == "type":
+            inner = field.type.type if isinstance(field.type, mi.Metadata) else field.type
+            return not isinstance(inner, mi.LiteralType) or kind in inner.values
+    return info.tag_field != "type" or info.tag == kind
 
 
 class _UnknownMember:
