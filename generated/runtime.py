@@ -34,6 +34,7 @@ from ._runtime.core.errors import (
 )
 from ._runtime.core.lifecycle import Phase
 from ._runtime.core.methods import MethodSpec
+from ._runtime.core.tolerant import Unknown, extras, with_extras
 from ._runtime.core.unions import dec_hook
 from ._runtime.roles.client import DEFAULT, ClientBase, Default, connect_any
 from ._runtime.roles.connection import RequestContext
@@ -82,6 +83,7 @@ __all__ = [
     "ServerBase",
     "SessionExpired",
     "Transport",
+    "Unknown",
     "UnsupportedVersion",
     "connect_any",
     "connect_http",
@@ -89,11 +91,13 @@ __all__ = [
     "dec_hook",
     "decode",
     "encode",
+    "extras",
     "memory_pair",
     "run_http",
     "serve_http",
     "spawn_server",
     "stdio_server",
+    "with_extras",
 ]
 
 

@@ -218,7 +218,16 @@ class Optional:
 
 
 TypeRef: TypeAlias = (
-    Named | Recursive | RuntimeName | Builtin | ListOf | MapOf | UnionOf | LiteralOf | Constrained | Optional
+    Named
+    | Recursive
+    | RuntimeName
+    | Builtin
+    | ListOf
+    | MapOf
+    | UnionOf
+    | LiteralOf
+    | Constrained
+    | Optional
 )
 """Any node of the type-reference tree."""
 

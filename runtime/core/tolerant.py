@@ -141,21 +141,20 @@ def _info(tp: Any) -> mi.Type:
     return found
 
 
-def _strip(
-    value: Any, info: mi.Type, path: tuple[Any, ...], found: list[Any], keep: bool
-) -> Any:
+def _strip(value: Any, info: mi.Type, path: tuple[Any, ...], found: list[Any], keep: bool) -> Any:
     """``value`` without what ``info`` does not define; what is set aside goes to ``found``."""
     if isinstance(info, mi.Metadata):
         return _strip(value, info.type, path, found, keep)
     if isinstance(value, list):
+        items = cast(list[Any], value)
         if isinstance(info, (mi.ListType, mi.VarTupleType, mi.SetType, mi.FrozenSetType)):
             item = info.item_type
-            return [_strip(v, item, (*path, i), found, keep) for i, v in enumerate(value)]
+            return [_strip(v, item, (*path, i), found, keep) for i, v in enumerate(items)]
         if isinstance(info, mi.UnionType):
             for member in info.types:
                 if isinstance(member, (mi.ListType, mi.VarTupleType)):
-                    return _strip(value, member, path, found, keep)
-        return value
+                    return _strip(items, member, path, found, keep)
+        return items
     if not isinstance(value, dict):
         return value
     mapping = cast(dict[str, Any], value)
@@ -163,12 +162,15 @@ def _strip(
         return _strip_struct(mapping, info, path, found, keep)
     if isinstance(info, mi.DictType):
         vt = info.value_type
-        return {k: _strip(v, vt, (*path, k), found, keep) for k, v in mapping.items()}
+        out: dict[str, Any] = {
+            k: _strip(v, vt, (*path, k), found, keep) for k, v in mapping.items()
+        }
+        return out
     if isinstance(info, mi.UnionType):
         return _strip_union(mapping, info, path, found, keep)
     if isinstance(info, mi.CustomType) and issubclass(info.cls, UntaggedUnion):
         return _strip_untagged(mapping, info.cls, path, found, keep)
-    return value
+    return mapping
 
 
 def _strip_struct(
@@ -288,7 +290,7 @@ def _child(value: Any, key: Any) -> Any:
     """One step down a converted value (a Struct field by wire name, an item, an entry)."""
     if isinstance(value, msgspec.Struct):
         return getattr(value, _attr_of(type(value), key))
-    return cast(Any, value)[key]
+    return value[key]
 
 
 def _attr_of(cls: type[msgspec.Struct], wire: str) -> str:

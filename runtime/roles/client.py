@@ -75,6 +75,9 @@ class ClientBase(Connection, Generic[InitT]):
     """Method name -> name of its handler, for every request a server may send."""
     roots_list_changed: ClassVar[bool] = False
     """Whether to declare ``roots.listChanged`` (when ``list_roots`` is overridden)."""
+    tolerant: bool = True
+    """Keep what the server sends beyond the revision (extra fields, unknown content kinds as
+    ``Unknown``); ``False``: strict, drop such fields and refuse such members."""
 
     def __init__(
         self,
@@ -184,6 +187,7 @@ class ClientBase(Connection, Generic[InitT]):
             role="client",
             batch=first.SUPPORTS_BATCH,
             phase=initial_phase(first.METHODS),
+            tolerant=first.tolerant,
         )
         first.peer = Peer(
             session, transport, first._on_request, first._on_notification, describe_close

@@ -28,7 +28,8 @@ def decode(data: bytes | str, tp: type[T], *, tolerant: bool = True) -> T:
     ``tolerant`` keeps fields and union members the revision does not define (see
     ``tolerant.py``); strict drops those fields and refuses those members.
     """
-    return read_json(data, cast(Any, tp), tolerant=tolerant)
+    result: T = read_json(data, cast(Any, tp), tolerant=tolerant)
+    return result
 
 
 def read_json(data: bytes | str, tp: Any, *, tolerant: bool = True) -> Any:

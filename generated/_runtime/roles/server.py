@@ -72,6 +72,9 @@ class ServerBase:
     """Capabilities (``tools``, ``prompts``, ``resources``) whose ``listChanged`` we declare."""
     logging: ClassVar[bool] = True
     """Whether to declare the ``logging`` capability (``ctx.log`` needs it)."""
+    tolerant: bool = True
+    """Keep what clients send beyond the revision (extra fields, unknown content kinds as
+    ``Unknown``); ``False``: strict, drop such fields and refuse such members."""
 
     def capabilities(self) -> dict[str, Any]:
         """Capabilities declared at initialize, following from the overridden handlers."""
@@ -121,7 +124,11 @@ class ServerConnection(Connection):
         self.builtins["initialize"] = self._initialize
         self.fallbacks["logging/setLevel"] = self._set_level
         session = Session(
-            newest.METHODS, role="server", batch=False, phase=initial_phase(newest.METHODS)
+            newest.METHODS,
+            role="server",
+            batch=False,
+            phase=initial_phase(newest.METHODS),
+            tolerant=newest.tolerant,
         )
         self.peer = Peer(session, transport, self._on_request, self._on_notification)
 
