@@ -246,3 +246,11 @@ async def test_array_elicitation_fields_to_a_0618_client(tolerant_mode: bool) ->
         assert reply["error"]["code"] == -32602 and "array" in reply["error"]["message"]
         assert client.seen == []
     await client.close()
+
+
+def test_keys_msgspec_cannot_write_are_the_one_thing_left_out() -> None:
+    """A key with a quote, backslash or control character is dropped; the rest are kept."""
+    frame = b'{"type":"text","text":"t","x-ok":1,"x-\\"q":2,"x-\\\\b":3,"x-\\u0001c":4}'
+    value = decode(frame, t0618.TextContent)
+    assert extras(value) == {"x-ok": 1}
+    assert encode(value) == b'{"type":"text","text":"t","x-ok":1}'

@@ -87,8 +87,18 @@ def extras(value: msgspec.Struct) -> dict[str, Any]:
     return {key: getattr(value, attr) for attr, key in pairs}
 
 
+def _writable(key: str) -> bool:
+    """Whether msgspec can write ``key`` as a field name (no quote, backslash or control)."""
+    return '"' not in key and "\\" not in key and all(c >= " " for c in key)
+
+
 def with_extras(value: S, more: Mapping[str, Any]) -> S:
-    """A copy of ``value`` that also carries the fields ``more`` (encoded after its own)."""
+    """A copy of ``value`` that also carries the fields ``more`` (encoded after its own).
+
+    Keys with a quote, a backslash or a control character are left out: msgspec cannot write
+    them as field names (no known peer sends such keys).
+    """
+    more = {k: v for k, v in more.items() if _writable(k)}
     if not more:
         return value
     base: type[Any] = type(value)
@@ -104,7 +114,7 @@ def with_extras(value: S, more: Mapping[str, Any]) -> S:
 
 def unknown(value: Mapping[str, Any]) -> Unknown:
     """The ``Unknown`` member standing for a JSON object of kind ``value["type"]``."""
-    rest = {k: v for k, v in value.items() if k != "type"}
+    rest = {k: v for k, v in value.items() if k != "type" and _writable(k)}
     cls = _extended(Unknown, value["type"], tuple(rest))
     attrs = dict(zip((a for a, _ in _EXTRA_NAMES[cls]), rest.values(), strict=True))
     return cast(Unknown, cls(**attrs))
@@ -232,9 +242,18 @@ def _strip_untagged(
         for v in union.variants
         if v.kind != "unknown" and v.matches(value) and _accepts_kind(v.type, kind)
     ]
+    candidates.sort(key=lambda v: -v.score(value))
+    for variant in candidates:  # the variant ``decode_value`` picks: the first that converts
+        mine: list[Any] = []
+        stripped = _strip(value, _info(variant.type), path, mine, keep)
+        try:
+            msgspec.convert(stripped, variant.type, dec_hook=dec_hook)
+        except msgspec.ValidationError:
+            continue
+        found.extend(mine)
+        return stripped
     if candidates:
-        candidates.sort(key=lambda v: -v.score(value))
-        return _strip(value, _info(candidates[0].type), path, found, keep)
+        return value  # none converts: let msgspec say why
     if keep and isinstance(kind, str) and any(v.kind == "unknown" for v in union.variants):
         found.append((path, _UnknownMember(value)))
         return _PLACEHOLDER
