@@ -17,7 +17,7 @@ dropped and unknown members are refused, exactly as before tolerant reading exis
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final, TypeVar, cast
+from typing import Any, Final, TypeGuard, TypeVar, cast
 
 import msgspec
 import msgspec.inspect as mi
@@ -152,12 +152,17 @@ def _info(tp: Any) -> mi.Type:
     return found
 
 
+def _is_list(value: object) -> TypeGuard[list[Any]]:
+    """Whether a decoded JSON value is an array."""
+    return isinstance(value, list)
+
+
 def _strip(value: Any, info: mi.Type, path: tuple[Any, ...], found: list[Any], keep: bool) -> Any:
     """``value`` without what ``info`` does not define; what is set aside goes to ``found``."""
     if isinstance(info, mi.Metadata):
         return _strip(value, info.type, path, found, keep)
-    if isinstance(value, list):
-        items = cast(list[Any], value)
+    if _is_list(value):
+        items = value
         if isinstance(info, (mi.ListType, mi.VarTupleType, mi.SetType, mi.FrozenSetType)):
             item = info.item_type
             return [_strip(v, item, (*path, i), found, keep) for i, v in enumerate(items)]
@@ -188,13 +193,13 @@ def _strip_struct(
     value: dict[str, Any], info: mi.StructType, path: tuple[Any, ...], found: list[Any], keep: bool
 ) -> dict[str, Any]:
     """An object read as one Struct: its own fields stripped in turn, the others set aside."""
-    fields = {f.encode_name: f for f in info.fields}
+    fields = _fields(info)
     out: dict[str, Any] = {}
     more: dict[str, Any] = {}
     for key, item in value.items():
-        field = fields.get(key)
-        if field is not None:
-            out[key] = _strip(item, field.type, (*path, key), found, keep)
+        field = fields.get(key, _ABSENT)
+        if field is not _ABSENT:
+            out[key] = item if field is None else _strip(item, field, (*path, key), found, keep)
         elif key == info.tag_field:
             out[key] = item
         else:
@@ -202,6 +207,37 @@ def _strip_struct(
     if more and keep:
         found.append((path, more))
     return out
+
+
+_ABSENT: Final[Any] = object()
+_FIELDS: dict[int, tuple[mi.StructType, dict[str, mi.Type | None]]] = {}
+
+
+def _fields(info: mi.StructType) -> dict[str, mi.Type | None]:
+    """A Struct's fields by wire name: the type to strip along, or None for plain values."""
+    found = _FIELDS.get(id(info))
+    if found is None or found[0] is not info:
+        fields = {f.encode_name: f.type if _deep(f.type) else None for f in info.fields}
+        found = _FIELDS[id(info)] = (info, fields)
+    return found[1]
+
+
+def _deep(info: mi.Type, seen: frozenset[int] = frozenset()) -> bool:
+    """Whether values of ``info`` may hold objects a Struct or an untagged union reads."""
+    if id(info) in seen:
+        return True
+    inner = seen | {id(info)}
+    if isinstance(info, (mi.StructType, mi.CustomType)):
+        return True
+    if isinstance(info, mi.Metadata):
+        return _deep(info.type, inner)
+    if isinstance(info, (mi.ListType, mi.VarTupleType, mi.SetType, mi.FrozenSetType)):
+        return _deep(info.item_type, inner)
+    if isinstance(info, mi.DictType):
+        return _deep(info.value_type, inner)
+    if isinstance(info, mi.UnionType):
+        return any(_deep(t, inner) for t in info.types)
+    return False
 
 
 def _strip_union(
