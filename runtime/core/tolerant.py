@@ -136,7 +136,10 @@ def reread(value: Any, tp: Any, *, keep: bool) -> Any:
     stripped = _strip(value, _info(tp), (), found, keep)
     result = msgspec.convert(stripped, tp, dec_hook=dec_hook)
     for path, part in sorted(found, key=lambda f: -len(f[0])):  # deepest first
-        result = _patch(result, path, part)
+        try:
+            result = _patch(result, path, part)
+        except (LookupError, ValueError, TypeError, AttributeError):
+            continue  # the value took another shape than the walk (never seen): keep the rest
     return result
 
 
