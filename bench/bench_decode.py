@@ -37,7 +37,9 @@ ROUNDS = 5
 REPEAT = 2000
 
 
-def decode_path(methods: dict[str, MethodSpec[Any, Any]]) -> Callable[[bytes, str | None], None]:
+def decode_path(
+    methods: dict[str, MethodSpec[Any, Any]], *, tolerant: bool = True
+) -> Callable[[bytes, str | None], None]:
     """The session's decode path: ``frame``, and for a frame the client receives the method a
     response answers ("" for a notification), None for a frame the server receives.
 
@@ -60,11 +62,11 @@ def decode_path(methods: dict[str, MethodSpec[Any, Any]]) -> Callable[[bytes, st
             if isinstance(message.method, str):
                 spec = methods[message.method]
                 if isinstance(message.id, msgspec.UnsetType):
-                    read_params(spec, message.params)
+                    read_params(spec, message.params, tolerant=tolerant)
                 else:
-                    request_params(spec, message.params)
+                    request_params(spec, message.params, tolerant=tolerant)
             elif answers and not isinstance(message.result, msgspec.UnsetType):
-                decode_result(methods[answers], message.result)
+                decode_result(methods[answers], message.result, tolerant=tolerant)
             elif not isinstance(message.error, msgspec.UnsetType):
                 decode_error(message.error)
 

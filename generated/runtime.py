@@ -36,6 +36,7 @@ from ._runtime.core.errors import (
 from ._runtime.core.lifecycle import Phase
 from ._runtime.core.methods import MethodSpec
 from ._runtime.core.tasks import TaskSpec
+from ._runtime.core.tolerant import Unknown, extras, with_extras
 from ._runtime.core.unions import dec_hook
 from ._runtime.roles.app import App
 from ._runtime.roles.app_context import Context
@@ -96,6 +97,7 @@ __all__ = [
     "TaskStore",
     "TaskSupport",
     "Transport",
+    "Unknown",
     "UnsupportedVersion",
     "connect_any",
     "connect_http",
@@ -103,12 +105,14 @@ __all__ = [
     "dec_hook",
     "decode",
     "encode",
+    "extras",
     "memory_pair",
     "poll_task",
     "run_http",
     "serve_http",
     "spawn_server",
     "stdio_server",
+    "with_extras",
 ]
 
 

@@ -29,7 +29,11 @@ def module_imports(
     with_types: bool = True,
 ) -> ImportsIR:
     """The imports of a module whose type references need ``needs``, plus fixed extra names."""
-    by_source: dict[str, set[str]] = {"typing": set(typing), "msgspec": set(msgspec)}
+    by_source: dict[str, set[str]] = {
+        "typing": set(typing),
+        "msgspec": set(msgspec),
+        "tolerant": set(),
+    }
     type_names = set(types)
     for source, name in needs:
         if source == "types":
@@ -42,4 +46,5 @@ def module_imports(
         msgspec=_sorted(by_source["msgspec"]),
         runtime=_sorted(runtime),
         specs=specs,
+        tolerant=_sorted(by_source["tolerant"]),
     )

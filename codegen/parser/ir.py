@@ -11,7 +11,9 @@ from typing import Literal
 
 from .typeref import LiteralValue, TypeRef
 
-VariantKind = Literal["object", "array", "string", "integer", "number", "boolean", "null", "any"]
+VariantKind = Literal[
+    "object", "array", "string", "integer", "number", "boolean", "null", "any", "unknown"
+]
 Direction = Literal["client", "server", "both"]
 DefaultKind = Literal["required", "unset", "const"]
 
@@ -151,6 +153,8 @@ class ImportsIR:
     msgspec: tuple[str, ...]
     runtime: tuple[str, ...] = ()
     specs: tuple[str, ...] = ()
+    tolerant: tuple[str, ...] = ()
+    """Names from the runtime's tolerant reading (``Unknown``)."""
 
 
 @dataclass(frozen=True)

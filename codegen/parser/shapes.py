@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .ir import VariantIR, VariantKind
-from .typeref import ANY, LiteralOf, LiteralValue, TypeRef, UnionOf
+from .typeref import ANY, UNKNOWN, LiteralOf, LiteralValue, TypeRef, UnionOf
 
 __all__ = ["Shape", "TypeExpr", "VariantIR"]
 
@@ -138,20 +138,57 @@ def union(members: list[TypeExpr]) -> tuple[list[TypeExpr], bool]:
     return flat, natively_decodable(flat)
 
 
+UNKNOWN_TAG = "\x00unknown"
+"""The tag of the runtime's bare ``Unknown`` (no peer sends it; see runtime/core/tolerant.py)."""
+UNKNOWN_MEMBER = TypeExpr(
+    UNKNOWN,
+    "struct",
+    VariantIR(UNKNOWN, "unknown", (), ()),
+    tag_field="type",
+    tag=UNKNOWN_TAG,
+)
+"""The member an open union gets: a value of a kind the revision does not define."""
+
+
+def is_open(flat: list[TypeExpr]) -> bool:
+    """Whether a union is open: its members are objects told apart by a constant ``type``.
+
+    That is the property under which the spec adds new kinds (content blocks, elicitation
+    field schemas), so a peer of a later revision may send a kind this one lacks: tolerant
+    reading gives it to the user as ``Unknown`` instead of refusing the whole message.
+    """
+    variants = union_variants(flat, closed=True)
+    typed = [v for v in variants if v.kind == "object" and ("type" in v.required or _typed(v))]
+    return len(variants) > 1 and len(typed) == len(variants) and any(map(_typed, variants))
+
+
+def _typed(v: VariantIR) -> bool:
+    """Whether a variant's ``type`` is one constant."""
+    return any(k == "type" for k, _ in v.consts)
+
+
 def native(flat: list[TypeExpr]) -> TypeExpr:
     """The expression of a union msgspec decodes natively (``flat`` as ``union`` returned it)."""
     if len(flat) == 1:
         return flat[0]
+    if UNKNOWN_MEMBER not in flat and is_open(flat):
+        flat = [*flat, UNKNOWN_MEMBER]
     ref = UnionOf(tuple(m.ref for m in flat))
     return TypeExpr(ref, "union", VariantIR(ref, "any", (), ()), members=tuple(flat))
 
 
-def union_variants(flat: list[TypeExpr]) -> tuple[VariantIR, ...]:
-    """Return the ordered variants of an untagged union, expanding nested untagged unions."""
+def union_variants(flat: list[TypeExpr], *, closed: bool = False) -> tuple[VariantIR, ...]:
+    """Return the ordered variants of an untagged union, expanding nested untagged unions.
+
+    An open union (``is_open``) ends with the ``Unknown`` variant unless ``closed``.
+    """
     variants: list[VariantIR] = []
     for m in flat:
         if m.shape == "custom":
-            variants.extend(m.variants)
-        else:
+            variants.extend(v for v in m.variants if v.kind != "unknown")
+        elif m.variant.kind != "unknown":
             variants.append(m.variant)
-    return order_variants(variants)
+    ordered = order_variants(variants)
+    if closed or not is_open(flat):
+        return ordered
+    return (*ordered, UNKNOWN_MEMBER.variant)

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Literal as _Literal
 from typing import TypeAlias
 
-Source = _Literal["typing", "msgspec", "types"]
-"""Where a name a reference needs comes from: typing, msgspec, or the revision's types."""
+Source = _Literal["typing", "msgspec", "types", "tolerant"]
+"""Where a name a reference needs comes from: typing, msgspec, the revision's types, or the
+runtime's tolerant reading (``Unknown``)."""
 Need = tuple[Source, str]
 """One name a rendered reference uses, with its source (``("typing", "Any")``)."""
 LiteralValue: TypeAlias = str | int | float | bool | None
@@ -78,6 +79,25 @@ class Recursive:
     def needs(self) -> frozenset[Need]:
         """The names the rendered reference uses."""
         return frozenset({("types", self.name), ("typing", "Any")})
+
+
+@dataclass(frozen=True)
+class RuntimeName:
+    """A type the shipped runtime defines (``Unknown``: a union member of an undefined kind)."""
+
+    name: str
+
+    def render(self, sp: Spelling = PLAIN) -> str:
+        """The reference as Python source."""
+        return self.name
+
+    def needs(self) -> frozenset[Need]:
+        """The names the rendered reference uses."""
+        return frozenset({("tolerant", self.name)})
+
+
+UNKNOWN = RuntimeName("Unknown")
+"""The member every open union gets: what a peer sends of a kind the revision lacks."""
 
 
 BUILTINS = frozenset({"str", "int", "float", "bool", "None", "Any"})
@@ -198,7 +218,16 @@ class Optional:
 
 
 TypeRef: TypeAlias = (
-    Named | Recursive | Builtin | ListOf | MapOf | UnionOf | LiteralOf | Constrained | Optional
+    Named
+    | Recursive
+    | RuntimeName
+    | Builtin
+    | ListOf
+    | MapOf
+    | UnionOf
+    | LiteralOf
+    | Constrained
+    | Optional
 )
 """Any node of the type-reference tree."""
 

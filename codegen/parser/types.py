@@ -201,6 +201,8 @@ class _Typer:
         if native:
             return shapes.native(flat)
         key = tuple(m.ref for m in flat)
+        if shapes.is_open(flat):
+            key = (*key, shapes.UNKNOWN_MEMBER.ref)
         name = union_name or self.union_names.get(key)
         if name is None:
             named = all(m.shape in ("struct", "custom") for m in flat) and len(flat) <= 3

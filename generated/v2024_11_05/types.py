@@ -10,6 +10,7 @@ from typing import Annotated as _Annotated
 from msgspec import UNSET, Meta, UnsetType, field
 
 from .._runtime.core.base import MCPStruct
+from .._runtime.core.tolerant import Unknown
 from .._runtime.core.unions import Variant, untagged_union
 
 PROTOCOL_VERSION = "2024-11-05"
@@ -82,7 +83,7 @@ class CallToolResult(MCPStruct, kw_only=True):
     meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses."""
 
-    content: list[TextContent | ImageContent | EmbeddedResource]
+    content: list[TextContent | ImageContent | EmbeddedResource | Unknown]
 
     is_error: bool | UnsetType = field(default=UNSET, name="isError")
     """Whether the tool call ended in an error.
@@ -151,7 +152,7 @@ class CompleteRequestParams(MCPStruct, kw_only=True):
     argument: CompleteRequestParamsArgument
     """The argument's information"""
 
-    ref: PromptReference | ResourceReference
+    ref: PromptReference | ResourceReference | Unknown
 
     meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
 
@@ -231,7 +232,7 @@ class CreateMessageResult(MCPStruct, kw_only=True):
     meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses."""
 
-    content: TextContent | ImageContent
+    content: TextContent | ImageContent | Unknown
 
     model: str
     """The name of the model that generated the message."""
@@ -768,7 +769,7 @@ class PromptMessage(MCPStruct, kw_only=True):
     This is similar to `SamplingMessage`, but also supports the embedding of
     resources from the MCP server."""
 
-    content: TextContent | ImageContent | EmbeddedResource
+    content: TextContent | ImageContent | EmbeddedResource | Unknown
 
     role: Role
     """The sender or recipient of messages and data in a conversation."""
@@ -964,7 +965,7 @@ class RootsListChangedNotification(
 class SamplingMessage(MCPStruct, kw_only=True):
     """Describes a message issued to or received from an LLM API."""
 
-    content: TextContent | ImageContent
+    content: TextContent | ImageContent | Unknown
 
     role: Role
     """The sender or recipient of messages and data in a conversation."""

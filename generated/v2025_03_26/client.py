@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from msgspec import UNSET, UnsetType
 
+from .._runtime.core.tolerant import Unknown
 from .._runtime.roles.client import DEFAULT, ClientBase, Default
 from .._runtime.roles.connection import RequestContext, unimplemented
 from .._runtime.roles.peer import ProgressCallback
@@ -86,7 +87,7 @@ class Client(ClientBase[InitializeResult]):
         self,
         *,
         argument: CompleteRequestParamsArgument,
-        ref: PromptReference | ResourceReference,
+        ref: PromptReference | ResourceReference | Unknown,
         meta: dict[str, Any] | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
         progress: ProgressCallback | None = None,

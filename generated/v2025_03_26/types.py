@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 from msgspec import UNSET, Meta, UnsetType, field
 
 from .._runtime.core.base import MCPStruct
+from .._runtime.core.tolerant import Unknown
 from .._runtime.core.unions import Variant, untagged_union
 
 PROTOCOL_VERSION = "2025-03-26"
@@ -88,7 +89,7 @@ class CallToolResult(MCPStruct, kw_only=True):
     meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses."""
 
-    content: list[TextContent | ImageContent | AudioContent | EmbeddedResource]
+    content: list[TextContent | ImageContent | AudioContent | EmbeddedResource | Unknown]
 
     is_error: bool | UnsetType = field(default=UNSET, name="isError")
     """Whether the tool call ended in an error.
@@ -157,7 +158,7 @@ class CompleteRequestParams(MCPStruct, kw_only=True):
     argument: CompleteRequestParamsArgument
     """The argument's information"""
 
-    ref: PromptReference | ResourceReference
+    ref: PromptReference | ResourceReference | Unknown
 
     meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
 
@@ -237,7 +238,7 @@ class CreateMessageResult(MCPStruct, kw_only=True):
     meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses."""
 
-    content: TextContent | ImageContent | AudioContent
+    content: TextContent | ImageContent | AudioContent | Unknown
 
     model: str
     """The name of the model that generated the message."""
@@ -747,7 +748,7 @@ class PromptMessage(MCPStruct, kw_only=True):
     This is similar to `SamplingMessage`, but also supports the embedding of
     resources from the MCP server."""
 
-    content: TextContent | ImageContent | AudioContent | EmbeddedResource
+    content: TextContent | ImageContent | AudioContent | EmbeddedResource | Unknown
 
     role: Role
     """The sender or recipient of messages and data in a conversation."""
@@ -913,7 +914,7 @@ class RootsListChangedNotification(
 class SamplingMessage(MCPStruct, kw_only=True):
     """Describes a message issued to or received from an LLM API."""
 
-    content: TextContent | ImageContent | AudioContent
+    content: TextContent | ImageContent | AudioContent | Unknown
 
     role: Role
     """The sender or recipient of messages and data in a conversation."""

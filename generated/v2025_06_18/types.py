@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 from msgspec import UNSET, Meta, UnsetType, field
 
 from .._runtime.core.base import MCPStruct
+from .._runtime.core.tolerant import Unknown
 from .._runtime.core.unions import Variant, untagged_union
 
 PROTOCOL_VERSION = "2025-06-18"
@@ -207,7 +208,7 @@ class CompleteRequestParams(MCPStruct, kw_only=True):
     context: CompleteRequestParamsContext | UnsetType = UNSET
     """Additional, optional context for completions"""
 
-    ref: PromptReference | ResourceTemplateReference
+    ref: PromptReference | ResourceTemplateReference | Unknown
 
     meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
@@ -298,7 +299,7 @@ class CreateMessageResult(MCPStruct, kw_only=True):
     meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    content: TextContent | ImageContent | AudioContent
+    content: TextContent | ImageContent | AudioContent | Unknown
 
     model: str
     """The name of the model that generated the message."""
@@ -1159,7 +1160,7 @@ class RootsListChangedNotification(
 class SamplingMessage(MCPStruct, kw_only=True):
     """Describes a message issued to or received from an LLM API."""
 
-    content: TextContent | ImageContent | AudioContent
+    content: TextContent | ImageContent | AudioContent | Unknown
 
     role: Role
     """The sender or recipient of messages and data in a conversation."""
@@ -1435,7 +1436,7 @@ else:
 """One of: Result, CreateMessageResult, ListRootsResult, ElicitResult (told apart by shape when decoding)."""
 
 ContentBlock: TypeAlias = (
-    TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
+    TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource | Unknown
 )
 """The `ContentBlock` type of the MCP schema."""
 
@@ -1510,7 +1511,9 @@ PingRequestParams: TypeAlias = dict[str, Any]
 """An open object; the schema names `_meta`."""
 
 if TYPE_CHECKING:
-    PrimitiveSchemaDefinition: TypeAlias = StringSchema | NumberSchema | BooleanSchema | EnumSchema
+    PrimitiveSchemaDefinition: TypeAlias = (
+        StringSchema | NumberSchema | BooleanSchema | EnumSchema | Unknown
+    )
 else:
     PrimitiveSchemaDefinition = untagged_union(
         "PrimitiveSchemaDefinition",
@@ -1542,6 +1545,7 @@ else:
             (),
             ("description", "maximum", "minimum", "title", "type"),
         ),
+        Variant(Unknown, "unknown", (), ()),
     )
 """One of: StringSchema, NumberSchema, BooleanSchema, EnumSchema (told apart by shape when decoding)."""
 

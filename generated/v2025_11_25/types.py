@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 from msgspec import UNSET, Meta, UnsetType, field
 
 from .._runtime.core.base import MCPStruct
+from .._runtime.core.tolerant import Unknown
 from .._runtime.core.unions import Variant, untagged_union
 
 PROTOCOL_VERSION = "2025-11-25"
@@ -354,7 +355,7 @@ class CompleteRequestParams(MCPStruct, kw_only=True):
     context: CompleteRequestParamsContext | UnsetType = UNSET
     """Additional, optional context for completions"""
 
-    ref: PromptReference | ResourceTemplateReference
+    ref: PromptReference | ResourceTemplateReference | Unknown
 
 
 class CompleteRequestParamsArgument(MCPStruct, kw_only=True):
@@ -2473,7 +2474,7 @@ else:
 """One of: Result, GetTaskResult, GetTaskPayloadResult, CancelTaskResult, ListTasksResult, CreateMessageResult, ListRootsResult, ElicitResult (told apart by shape when decoding)."""
 
 ContentBlock: TypeAlias = (
-    TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
+    TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource | Unknown
 )
 """The `ContentBlock` type of the MCP schema."""
 
@@ -2512,6 +2513,7 @@ if TYPE_CHECKING:
         | UntitledMultiSelectEnumSchema
         | TitledMultiSelectEnumSchema
         | LegacyTitledEnumSchema
+        | Unknown
     )
 else:
     EnumSchema = untagged_union(
@@ -2551,6 +2553,7 @@ else:
             (("type", "string"),),
             ("default", "description", "enum", "enumNames", "title", "type"),
         ),
+        Variant(Unknown, "unknown", (), ()),
     )
 """One of: UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema, LegacyTitledEnumSchema (told apart by shape when decoding)."""
 
@@ -2623,7 +2626,9 @@ These map to syslog message severities, as specified in RFC-5424:
 https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1"""
 
 if TYPE_CHECKING:
-    MultiSelectEnumSchema: TypeAlias = UntitledMultiSelectEnumSchema | TitledMultiSelectEnumSchema
+    MultiSelectEnumSchema: TypeAlias = (
+        UntitledMultiSelectEnumSchema | TitledMultiSelectEnumSchema | Unknown
+    )
 else:
     MultiSelectEnumSchema = untagged_union(
         "MultiSelectEnumSchema",
@@ -2641,6 +2646,7 @@ else:
             (("type", "array"),),
             ("default", "description", "items", "maxItems", "minItems", "title", "type"),
         ),
+        Variant(Unknown, "unknown", (), ()),
     )
 """One of: UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema (told apart by shape when decoding)."""
 
@@ -2654,6 +2660,7 @@ if TYPE_CHECKING:
         | UntitledMultiSelectEnumSchema
         | TitledMultiSelectEnumSchema
         | LegacyTitledEnumSchema
+        | Unknown
     )
 else:
     PrimitiveSchemaDefinition = untagged_union(
@@ -2714,6 +2721,7 @@ else:
             (),
             ("default", "description", "maximum", "minimum", "title", "type"),
         ),
+        Variant(Unknown, "unknown", (), ()),
     )
 """One of: StringSchema, NumberSchema, BooleanSchema, UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema, LegacyTitledEnumSchema (told apart by shape when decoding)."""
 
@@ -2727,7 +2735,7 @@ Role: TypeAlias = Literal["assistant", "user"]
 """The sender or recipient of messages and data in a conversation."""
 
 SamplingMessageContentBlock: TypeAlias = (
-    TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent
+    TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent | Unknown
 )
 """The `SamplingMessageContentBlock` type of the MCP schema."""
 
@@ -2845,7 +2853,7 @@ else:
 
 if TYPE_CHECKING:
     SingleSelectEnumSchema: TypeAlias = (
-        UntitledSingleSelectEnumSchema | TitledSingleSelectEnumSchema
+        UntitledSingleSelectEnumSchema | TitledSingleSelectEnumSchema | Unknown
     )
 else:
     SingleSelectEnumSchema = untagged_union(
@@ -2864,6 +2872,7 @@ else:
             (("type", "string"),),
             ("default", "description", "oneOf", "title", "type"),
         ),
+        Variant(Unknown, "unknown", (), ()),
     )
 """One of: UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema (told apart by shape when decoding)."""
 

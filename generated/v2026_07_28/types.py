@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 from msgspec import UNSET, Meta, UnsetType, field
 
 from .._runtime.core.base import MCPStruct
+from .._runtime.core.tolerant import Unknown
 from .._runtime.core.unions import Variant, untagged_union
 
 PROTOCOL_VERSION = "2026-07-28"
@@ -355,7 +356,7 @@ class CompleteRequestParams(MCPStruct, kw_only=True):
     context: CompleteRequestParamsContext | UnsetType = UNSET
     """Additional, optional context for completions"""
 
-    ref: PromptReference | ResourceTemplateReference
+    ref: PromptReference | ResourceTemplateReference | Unknown
 
 
 class CompleteRequestParamsArgument(MCPStruct, kw_only=True):
@@ -2788,7 +2789,7 @@ ClientResult: TypeAlias = Result
 """Common result fields."""
 
 ContentBlock: TypeAlias = (
-    TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
+    TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource | Unknown
 )
 """The `ContentBlock` type of the MCP schema."""
 
@@ -2827,6 +2828,7 @@ if TYPE_CHECKING:
         | UntitledMultiSelectEnumSchema
         | TitledMultiSelectEnumSchema
         | LegacyTitledEnumSchema
+        | Unknown
     )
 else:
     EnumSchema = untagged_union(
@@ -2866,6 +2868,7 @@ else:
             (("type", "string"),),
             ("default", "description", "enum", "enumNames", "title", "type"),
         ),
+        Variant(Unknown, "unknown", (), ()),
     )
 """One of: UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema, LegacyTitledEnumSchema (told apart by shape when decoding)."""
 
@@ -2999,7 +3002,9 @@ Valid keys have two segments:
 - Interior characters may be alphanumeric, hyphens (`-`), underscores (`_`), or dots (`.`)."""
 
 if TYPE_CHECKING:
-    MultiSelectEnumSchema: TypeAlias = UntitledMultiSelectEnumSchema | TitledMultiSelectEnumSchema
+    MultiSelectEnumSchema: TypeAlias = (
+        UntitledMultiSelectEnumSchema | TitledMultiSelectEnumSchema | Unknown
+    )
 else:
     MultiSelectEnumSchema = untagged_union(
         "MultiSelectEnumSchema",
@@ -3017,6 +3022,7 @@ else:
             (("type", "array"),),
             ("default", "description", "items", "maxItems", "minItems", "title", "type"),
         ),
+        Variant(Unknown, "unknown", (), ()),
     )
 """One of: UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema (told apart by shape when decoding)."""
 
@@ -3030,6 +3036,7 @@ if TYPE_CHECKING:
         | UntitledMultiSelectEnumSchema
         | TitledMultiSelectEnumSchema
         | LegacyTitledEnumSchema
+        | Unknown
     )
 else:
     PrimitiveSchemaDefinition = untagged_union(
@@ -3090,6 +3097,7 @@ else:
             (),
             ("default", "description", "maximum", "minimum", "title", "type"),
         ),
+        Variant(Unknown, "unknown", (), ()),
     )
 """One of: StringSchema, NumberSchema, BooleanSchema, UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema, TitledMultiSelectEnumSchema, LegacyTitledEnumSchema (told apart by shape when decoding)."""
 
@@ -3110,7 +3118,7 @@ Role: TypeAlias = Literal["assistant", "user"]
 """The sender or recipient of messages and data in a conversation."""
 
 SamplingMessageContentBlock: TypeAlias = (
-    TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent
+    TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent | Unknown
 )
 """The `SamplingMessageContentBlock` type of the MCP schema."""
 
@@ -3236,7 +3244,7 @@ else:
 
 if TYPE_CHECKING:
     SingleSelectEnumSchema: TypeAlias = (
-        UntitledSingleSelectEnumSchema | TitledSingleSelectEnumSchema
+        UntitledSingleSelectEnumSchema | TitledSingleSelectEnumSchema | Unknown
     )
 else:
     SingleSelectEnumSchema = untagged_union(
@@ -3255,6 +3263,7 @@ else:
             (("type", "string"),),
             ("default", "description", "oneOf", "title", "type"),
         ),
+        Variant(Unknown, "unknown", (), ()),
     )
 """One of: UntitledSingleSelectEnumSchema, TitledSingleSelectEnumSchema (told apart by shape when decoding)."""
 

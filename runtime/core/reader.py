@@ -18,7 +18,7 @@ from typing import Any, Final, Literal, Union, cast
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
 
-from .codec import decoder
+from .codec import read_json
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, ErrorObject, RemoteProtocolError
 from .events import ProgressToken
 from .unions import dec_hook
@@ -128,8 +128,12 @@ def _response_decoder(result_type: Any) -> msgspec.json.Decoder[Any]:
     return msgspec.json.Decoder(struct, dec_hook=dec_hook)
 
 
-def read_params(spec: AnySpec, params: Any) -> Any:
-    """The typed params of a received message (decoded now if still raw)."""
+def read_params(spec: AnySpec, params: Any, *, tolerant: bool = True) -> Any:
+    """The typed params of a received message (decoded now if still raw).
+
+    ``tolerant``: fields and union members the revision lacks are kept (strict: dropped,
+    refused).
+    """
     if type(params) is spec.params:
         return params  # decoded in the one pass (the common case, checked first)
     if isinstance(params, UnsetType):
@@ -143,14 +147,16 @@ def read_params(spec: AnySpec, params: Any) -> Any:
     if not isinstance(params, Raw):
         return params  # decoded in the one pass already
     try:
-        return decoder(spec.params).decode(params)
+        return read_json(params, spec.params, tolerant=tolerant)
     except msgspec.ValidationError as exc:
         raise RemoteProtocolError(f"Invalid params: {exc}", INVALID_PARAMS) from None
     except Exception as exc:
         raise RemoteProtocolError(f"Internal error: {exc}", INTERNAL_ERROR) from None
 
 
-def request_params(spec: AnySpec, params: Any) -> tuple[Any, ProgressToken | None]:
+def request_params(
+    spec: AnySpec, params: Any, *, tolerant: bool = True
+) -> tuple[Any, ProgressToken | None]:
     """The typed params of a received request and its ``_meta.progressToken`` (or None)."""
     kind = type(cast(object, params))
     if kind is dict and spec.params is not None:  # dict-typed params, decoded in the one pass
@@ -160,8 +166,8 @@ def request_params(spec: AnySpec, params: Any) -> tuple[Any, ProgressToken | Non
         with_meta = cast(HasMeta, params)
         return params, None if with_meta.meta is UNSET else _token_of(params)
     if params is UNSET:
-        return read_params(spec, params), None
-    decoded = read_params(spec, params)
+        return read_params(spec, params, tolerant=tolerant), None
+    decoded = read_params(spec, params, tolerant=tolerant)
     if spec.params is not None and keeps_meta(spec.params):
         return decoded, _token_of(decoded)
     return decoded, read_token(params) if isinstance(params, Raw) else None
@@ -191,9 +197,11 @@ def _bad_meta(expected: str, value: object, path: str) -> RemoteProtocolError:
     return RemoteProtocolError(message, INVALID_PARAMS)
 
 
-def decode_result(spec: AnySpec, result: Any) -> Any:
+def decode_result(spec: AnySpec, result: Any, *, tolerant: bool = True) -> Any:
     """The typed result of a response to ``spec`` (raises ``msgspec.ValidationError``)."""
-    return decoder(spec.result).decode(result) if isinstance(result, Raw) else result
+    if isinstance(result, Raw):
+        return read_json(result, spec.result, tolerant=tolerant)
+    return result
 
 
 def decode_error(error: Raw) -> ErrorObject:

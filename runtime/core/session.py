@@ -87,6 +87,7 @@ class Session:
         max_frame_size: int = DEFAULT_MAX_FRAME_SIZE,
         phase: Phase = Phase.UNMANAGED,
         max_depth: int = DEFAULT_MAX_DEPTH,
+        tolerant: bool = True,
     ) -> None:
         if role not in ("client", "server"):
             raise LocalProtocolError(f"role must be 'client' or 'server', not {role!r}")
@@ -97,6 +98,8 @@ class Session:
         self.max_frame_size = max_frame_size
         self.max_depth = max_depth
         """Frames nesting arrays and objects deeper than this are refused unparsed (-32600)."""
+        self.tolerant = tolerant
+        """Keep fields and union members the revision lacks (False: drop them, refuse them)."""
         self.lifecycle = Lifecycle(phase)
         self._peer: Final[Sender] = "server" if role == "client" else "client"
         self._next_id = 1
@@ -268,7 +271,7 @@ class Session:
         else:
             assert spec is not None
             try:
-                params, token = request_params(spec, raw)
+                params, token = request_params(spec, raw, tolerant=self.tolerant)
             except RemoteProtocolError as exc:
                 error = exc
             else:
@@ -293,7 +296,7 @@ class Session:
             events.append(ProtocolViolation(RemoteProtocolError(refused)))
             return
         try:
-            params = read_params(spec, raw)
+            params = read_params(spec, raw, tolerant=self.tolerant)
         except RemoteProtocolError as exc:
             events.append(ProtocolViolation(exc))
             return
@@ -354,7 +357,8 @@ class Session:
                 events.append(ErrorResponse(id_, method, decode_error(raw_error)))
             else:
                 assert result is not None
-                events.append(Response(id_, method, decode_result(pending.spec, result)))
+                decoded = decode_result(pending.spec, result, tolerant=self.tolerant)
+                events.append(Response(id_, method, decoded))
         except msgspec.ValidationError as exc:
             kind = "error" if raw_error is not None else "result"
             events.append(

@@ -17,9 +17,12 @@ from __future__ import annotations
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeGuard, cast
+from typing import Any, ClassVar, Final, TypeGuard, cast
 
 import msgspec
+
+UNKNOWN_TAG: Final = "\x00unknown"
+"""The tag of the bare ``Unknown`` member (no peer sends it): tolerant reading's placeholder."""
 
 _KIND_CHECKS: dict[str, tuple[type, ...]] = {
     "array": (list,),
@@ -59,6 +62,8 @@ class Variant:
             )
         if self.kind == "any":
             return True
+        if self.kind == "unknown":  # only the placeholder of tolerant reading
+            return _is_object(value) and value.get("type") == UNKNOWN_TAG
         checks = _KIND_CHECKS[self.kind]
         if isinstance(value, bool) and bool not in checks:
             return False

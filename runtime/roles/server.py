@@ -76,6 +76,9 @@ class ServerBase:
     """Whether to declare the ``logging`` capability (``ctx.log`` needs it)."""
     task_support: TaskSupport | None = None
     """Set to run requests as tasks when the client asks (``tasks`` capability; 2025-11-25 on)."""
+    tolerant: bool = True
+    """Keep what clients send beyond the revision (extra fields, unknown content kinds as
+    ``Unknown``); ``False``: strict, drop such fields and refuse such members."""
 
     def capabilities(self) -> dict[str, Any]:
         """Capabilities declared at initialize, following from the overridden handlers."""
@@ -160,7 +163,11 @@ class ServerConnection(Connection):
         self.builtins["initialize"] = self._initialize
         self.fallbacks["logging/setLevel"] = self._set_level
         session = Session(
-            newest.METHODS, role="server", batch=False, phase=initial_phase(newest.METHODS)
+            newest.METHODS,
+            role="server",
+            batch=False,
+            phase=initial_phase(newest.METHODS),
+            tolerant=newest.tolerant,
         )
         self.peer = Peer(session, transport, self._on_request, self._on_notification)
 

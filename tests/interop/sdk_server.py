@@ -139,6 +139,11 @@ async def call_tool(ctx: Ctx, params: types.CallToolRequestParams) -> types.Call
         return _text("slow done")
     if name == "slow_status":
         return _text(f"{STATE['slow']} {STATE['cancelled']}")
+    if name == "links":  # unlisted; a resource_link at every revision, as real servers send
+        link = types.ResourceLink(
+            type="resource_link", uri="file:///interop/readme.md", name="readme"
+        )
+        return types.CallToolResult(content=[types.TextContent(type="text", text="see"), link])
     raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name}")
 
 

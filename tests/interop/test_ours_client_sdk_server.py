@@ -17,6 +17,7 @@ import pytest
 import pytest_asyncio
 
 from generated._runtime.roles.peer import MCPError, RequestTimeout
+from generated.runtime import Unknown
 
 from ._support import (
     COMPLETIONS_CAP_SINCE,
@@ -127,6 +128,24 @@ async def test_list_tools(client: Any) -> None:
     if newer:
         assert tools["add"].output_schema["required"] == ["sum"]
     assert [tool.name async for tool in client.iter_tools()] == list(tools)
+
+
+@bounded
+async def test_resource_link_reaches_every_revision(client: Any) -> None:
+    """The SDK server sends a resource_link at every revision: before 2025-06-18 it is Unknown."""
+    result = await client.call_tool(name="links")
+    text, link = result.content
+    assert text.text == "see"
+    if client.revision >= STRUCTURED_SINCE:
+        assert isinstance(link, client.types.ResourceLink)
+        assert link.uri == "file:///interop/readme.md"
+    else:
+        assert isinstance(link, Unknown)
+        assert link.json == {
+            "type": "resource_link",
+            "name": "readme",
+            "uri": "file:///interop/readme.md",
+        }
 
 
 @bounded

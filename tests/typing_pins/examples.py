@@ -80,8 +80,9 @@ async def check_context_request(ctx: ServerContext) -> None:
 
 
 def check_union_members(block: t.ContentBlock, params: t.ElicitRequestParams) -> None:
-    """Unions show their members, tagged (native) and untagged (decoded by shape) alike."""
-    reveal_type(block)  # assert typ.count(" | ") == 4 and "EmbeddedResource" in typ
+    """Unions show their members, tagged (native) and untagged (decoded by shape) alike; an
+    open union ends with the runtime's ``Unknown`` (a kind the revision does not define)."""
+    reveal_type(block)  # assert typ.count(" | ") == 5 and typ.endswith("Unknown")
     reveal_type(params)  # assert "URLParams | " in typ and "FormParams" in typ
 
 

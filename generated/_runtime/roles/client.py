@@ -92,6 +92,9 @@ class ClientBase(Connection, Generic[InitT]):
     """The requests that may run as tasks in this revision (generated), by wire name."""
     task_support: TaskSupport | None = None
     """Set to run the server's requests (sampling, elicitation) as tasks when it asks."""
+    tolerant: bool = True
+    """Keep what the server sends beyond the revision (extra fields, unknown content kinds as
+    ``Unknown``); ``False``: strict, drop such fields and refuse such members."""
 
     def __init__(
         self,
@@ -222,6 +225,7 @@ class ClientBase(Connection, Generic[InitT]):
             role="client",
             batch=first.SUPPORTS_BATCH,
             phase=initial_phase(first.METHODS),
+            tolerant=first.tolerant,
         )
         first.peer = Peer(
             session, transport, first._on_request, first._on_notification, describe_close
