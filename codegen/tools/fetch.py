@@ -180,8 +180,10 @@ def _from_sse(response: Any, request_id: int, url: str) -> Json:
         if line.startswith("data:"):
             data.append(line[5:].removeprefix(" "))
         elif not line and data:
-            message = json_object(json.loads("\n".join(data)))
-            data = []
+            text, data = "\n".join(data), []
+            if not text:  # a priming event (an id, empty data: 2025-11-25 on) carries nothing
+                continue
+            message = json_object(json.loads(text))
             if message is not None and message.get("id") == request_id:
                 return message
     raise GenerationError(f"{url} ended its event stream without answering request {request_id}")
