@@ -95,10 +95,12 @@ class _Plan:
         self.for_objects: list[_Entry] = [
             (v, _keys_test(v), v.matches, _converter(v.type))
             for v in variants
-            if v.kind in ("object", "any")
+            if v.kind in ("object", "any", "unknown")  # tolerant reading's placeholder: an object
         ]
         self.for_others: list[_Entry] = [
-            (v, None, v.matches, _converter(v.type)) for v in variants if v.kind != "object"
+            (v, None, v.matches, _converter(v.type))
+            for v in variants
+            if v.kind not in ("object", "unknown")
         ]
 
 
@@ -106,6 +108,8 @@ def _keys_test(variant: Variant) -> frozenset[str] | None:
     """The keys an object needs to match ``variant``, when that is all it needs."""
     if variant.kind == "any":
         return frozenset()
+    if variant.kind == "unknown":
+        return None  # its tag decides (``matches``), not its keys
     return None if variant.consts or variant.nested else frozenset(variant.required)
 
 
