@@ -48,7 +48,10 @@ def render(
         ir, found = build_ir(resolve(revision, schema_file))
         irs.append(ir)
         warnings.extend(found)
-    files = render_package(PackageIR(__version__, tuple(irs)))
+    from .convert.build import build_convert  # the diff it builds on imports this module
+
+    converters = build_convert(revisions) if len(revisions) > 1 and schema_file is None else None
+    files = render_package(PackageIR(__version__, tuple(irs), converters))
     return files, warnings
 
 

@@ -1,0 +1,18 @@
+"""Build the converter IR of a package: diff each neighbouring pair, plan both ways."""
+
+from __future__ import annotations
+
+from ..diff import compare, load_surface
+from .ir import ConvertIR, Policy, StepIR, load_policy
+from .plan import plan_step
+
+def build_convert(revisions: list[str], policy: Policy | None = None) -> ConvertIR:
+    """Plan every step between neighbouring ``revisions`` (oldest first), both ways."""
+    policy = policy if policy is not None else load_policy()
+    surfaces = [load_surface(rev) for rev in revisions]
+    steps: list[StepIR] = []
+    for old, new in zip(surfaces, surfaces[1:], strict=False):
+        diff = compare(old, new, policy.rule_names)
+        steps.append(plan_step(old, new, diff, True, policy))
+        steps.append(plan_step(new, old, diff, False, policy))
+    return ConvertIR(tuple(revisions), tuple(steps))
