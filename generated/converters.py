@@ -15,8 +15,14 @@ from __future__ import annotations
 from typing import Final
 
 from ._runtime.core.convert import Each, Lost, Obj, OneOf, Ref, Step
+from ._runtime.roles.bridge import adapt_server
+from ._runtime.roles.server import ServerBase
+from .v2024_11_05.server import Server as Server2024_11_05
+from .v2025_03_26.server import Server as Server2025_03_26
+from .v2025_06_18.server import Server as Server2025_06_18
+from .v2025_11_25.server import Server as Server2025_11_25
 
-__all__ = ["ORDER", "STEPS"]
+__all__ = ["ORDER", "SERVERS", "STEPS", "every_revision"]
 
 ORDER: Final[tuple[str, ...]] = (
     "2024-11-05",
@@ -782,3 +788,19 @@ STEPS: Final[dict[tuple[str, str], Step]] = {
     ("2026-07-28", "2025-11-25"): V2026_07_28_TO_V2025_11_25,
 }
 """Every step, by (source revision, target revision)."""
+
+SERVERS: Final[dict[str, type[ServerBase]]] = {
+    "2024-11-05": Server2024_11_05,
+    "2025-03-26": Server2025_03_26,
+    "2025-06-18": Server2025_06_18,
+    "2025-11-25": Server2025_11_25,
+}
+"""The ``Server`` base of each revision a server can be adapted to."""
+
+
+def every_revision(server: ServerBase) -> list[ServerBase]:
+    """``server`` and adapters serving it to clients of every other revision in ``SERVERS``.
+
+    Pass the list to ``serve``/``run_http``; ``server.run_stdio(*every_revision(server)[1:])``.
+    """
+    return [server, *adapt_server(server, SERVERS, STEPS, ORDER)]

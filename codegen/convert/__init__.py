@@ -4,4 +4,3 @@
 and plans both directions (``plan``) under the declared policy of ``schema/converters.toml``
 (``ir.load_policy``); the package's ``converters.py`` is rendered from the result.
 """
-

@@ -6,6 +6,7 @@ from ..diff import compare, load_surface
 from .ir import ConvertIR, Policy, StepIR, load_policy
 from .plan import plan_step
 
+
 def build_convert(revisions: list[str], policy: Policy | None = None) -> ConvertIR:
     """Plan every step between neighbouring ``revisions`` (oldest first), both ways."""
     policy = policy if policy is not None else load_policy()

@@ -59,9 +59,7 @@ class LostIR:
 
     def render(self) -> str:
         """The runtime expression."""
-        return (
-            f"Lost({self.action!r}, {self.to!r}, {self.fields!r}, {self.reason!r})"
-        )
+        return f"Lost({self.action!r}, {self.to!r}, {self.fields!r}, {self.reason!r})"
 
 
 @dataclass(frozen=True)
@@ -145,6 +143,8 @@ class ConvertIR:
 
     revisions: tuple[str, ...]
     steps: tuple[StepIR, ...]
+    servers: tuple[tuple[str, str], ...] = ()
+    """(revision, subpackage) of the revisions with a ``Server`` the bridge can adapt."""
 
     @property
     def imports(self) -> str:
@@ -222,7 +222,9 @@ def load_policy(text: str | None = None) -> Policy:
     for tag, entry in sorted(data.get("members", {}).items()):
         action = entry.get("action", "map")
         if action not in ("drop", "map", "refuse"):
-            raise GenerationError(f"schema/converters.toml: members.{tag}: unknown action {action!r}")
+            raise GenerationError(
+                f"schema/converters.toml: members.{tag}: unknown action {action!r}"
+            )
         to = str(entry.get("to", ""))
         if action == "map" and not to:
             raise GenerationError(f"schema/converters.toml: members.{tag}: 'map' needs 'to'")

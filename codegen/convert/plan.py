@@ -43,9 +43,7 @@ def plan_step(src: Surface, dst: Surface, diff: Diff, upgrade: bool, policy: Pol
         result = planner.pair(m.result, t.result)
         methods.append(MethodRowsIR(m.method, params, result))
     live = planner.live()
-    rows = tuple(
-        planner.prune_row(key, live) for key in sorted(planner.rows) if key in live
-    )
+    rows = tuple(planner.prune_row(key, live) for key in sorted(planner.rows) if key in live)
     return StepIR(
         source=src.revision or src.label,
         target=dst.revision or dst.label,

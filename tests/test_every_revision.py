@@ -1,0 +1,191 @@
+"""Write once, serve every revision: the demo server (written against 2025-11-25) answers the
+official SDK's client pinned to each initialize-era revision, over stdio, in that revision.
+
+The SDK's client types are a superset of every revision, so what reaches it shows what the
+bridge converted: a ``resource_link`` block arrives as text where the revision lacks it,
+audio as text in 2024-11-05, structured content only where the revision has it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+import warnings
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp.client.session import ClientRequestContext, ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPDeprecationWarning
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER = ROOT / "examples" / "demo_server.py"
+REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+TIMEOUT_S = 20.0
+
+pytestmark = [pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")]
+warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
+
+
+class Seen:
+    """What the client's callbacks received."""
+
+    def __init__(self) -> None:
+        self.sampled: list[types.CreateMessageRequestParams] = []
+        self.elicited: list[types.ElicitRequestParams] = []
+        self.logs: list[types.LoggingMessageNotificationParams] = []
+
+    async def sampling(
+        self, context: ClientRequestContext, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult:
+        self.sampled.append(params)
+        text = types.TextContent(type="text", text="short")
+        return types.CreateMessageResult(role="assistant", content=text, model="sdk-model")
+
+    async def elicitation(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        self.elicited.append(params)
+        return types.ElicitResult(action="accept", content={"name": "Ada", "guests": 2})
+
+    async def logging(self, params: types.LoggingMessageNotificationParams) -> None:
+        self.logs.append(params)
+
+
+@contextlib.asynccontextmanager
+async def pinned(revision: str, seen: Seen) -> AsyncIterator[tuple[ClientSession, Any]]:
+    """An SDK session whose initialize proposes ``revision``; yields it and the result."""
+    params = StdioServerParameters(command=sys.executable, args=[str(SERVER)], cwd=str(ROOT))
+    caps = types.ClientCapabilities(
+        sampling=types.SamplingCapability(),
+        elicitation=types.ElicitationCapability() if revision >= "2025-06-18" else None,
+    )
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(
+            read,
+            write,
+            read_timeout_seconds=TIMEOUT_S,
+            sampling_callback=seen.sampling,
+            elicitation_callback=seen.elicitation,
+            logging_callback=seen.logging,
+        ) as session,
+    ):
+        init = types.InitializeRequest(
+            params=types.InitializeRequestParams(
+                protocol_version=revision,
+                capabilities=caps,
+                client_info=types.Implementation(name="pinned", version="1"),
+            )
+        )
+        result = await session.send_request(init, types.InitializeResult)
+        session.adopt(result)
+        await session.send_notification(types.InitializedNotification())
+        yield session, result
+
+
+def texts(result: types.CallToolResult) -> list[str]:
+    """The text of every text block of a tool result."""
+    return [b.text for b in result.content if isinstance(b, types.TextContent)]
+
+
+async def feature_steps(revision: str) -> None:
+    """The demo's features, as the client of ``revision`` sees them."""
+    seen = Seen()
+    async with pinned(revision, seen) as (session, init):
+        assert init.protocol_version == revision
+        assert init.server_info.name == "mcpgen-demo"
+        has_completions = init.capabilities.completions is not None
+        assert has_completions == (revision >= "2025-03-26")  # 2024-11-05 has no such capability
+
+        # tools: listing (annotations, titles, outputSchema only where the revision has them)
+        listed = await session.list_tools()
+        by_name = {tool.name: tool for tool in listed.tools}
+        assert {"echo", "media", "weather", "divide", "count", "summarize"} <= set(by_name)
+        assert (by_name["weather"].output_schema is not None) == (revision >= "2025-06-18")
+
+        echoed = await session.call_tool("echo", {"text": revision})
+        assert texts(echoed) == [revision]
+
+        # content blocks the revision lacks are mapped, never a wire error
+        media = await session.call_tool("media", {})
+        kinds = [block.type for block in media.content]
+        link = "logo: demo://logo.png"
+        if revision >= "2025-06-18":
+            assert kinds == ["image", "audio", "resource", "resource_link"]
+        elif revision == "2025-03-26":
+            assert kinds == ["image", "audio", "resource", "text"]
+            assert texts(media) == [link]
+        else:
+            assert kinds == ["image", "text", "resource", "text"]
+            assert texts(media)[1] == link
+            assert "audio/wav" in texts(media)[0]
+
+        weather = await session.call_tool("weather", {"city": "Oslo"})
+        assert json.loads(texts(weather)[0]) == {"city": "Oslo", "celsius": 14}
+        assert weather.structured_content == (
+            {"city": "Oslo", "celsius": 14} if revision >= "2025-06-18" else None
+        )
+
+        failed = await session.call_tool("divide", {"a": 1, "b": 0})
+        assert failed.is_error and texts(failed) == ["cannot divide by zero"]
+
+        # progress and logs (the notifications go down to the revision too)
+        await session.set_logging_level("debug")
+        progress: list[float] = []
+
+        async def on_progress(value: float, total: float | None, message: str | None) -> None:
+            progress.append(value)
+
+        counted = await session.call_tool("count", {"n": 3}, progress_callback=on_progress)
+        assert texts(counted) == ["counted to 3"]
+        for _ in range(50):
+            if len(progress) == 3 and len(seen.logs) >= 4:
+                break
+            await asyncio.sleep(0.02)
+        assert progress == [1, 2, 3]
+        assert [log.data for log in seen.logs][-1] == {"counted": 3}
+
+        # a request from the handler to the client: params down, result up
+        summary = await session.call_tool("summarize", {"text": "a long text"})
+        assert texts(summary) == ["sdk-model says: short"]
+        assert len(seen.sampled) == 1
+        question = seen.sampled[0].messages[0].content
+        assert isinstance(question, types.TextContent) and "a long text" in question.text
+
+        booked = await session.call_tool("book_table", {})
+        if revision >= "2025-06-18":
+            assert "in the name of Ada" in texts(booked)[0]
+            assert len(seen.elicited) == 1
+        else:  # the revision has no elicitation: the handler is told, the client sees a tool error
+            assert booked.is_error and not seen.elicited
+
+        # resources, templates, prompts, completion
+        resources = await session.list_resources()
+        assert {r.uri for r in resources.resources} >= {"demo://readme", "demo://logo.png"}
+        readme = await session.read_resource("demo://readme")
+        first = readme.contents[0]
+        assert isinstance(first, types.TextResourceContents) and first.text.startswith("# Demo")
+        templates = await session.list_resource_templates()
+        assert [t.uri_template for t in templates.resource_templates] == ["demo://notes/{id}"]
+        prompts = await session.list_prompts()
+        assert "greet" in {p.name for p in prompts.prompts}
+        greeting = await session.get_prompt("greet", {"name": "Ada"})
+        content = greeting.messages[0].content
+        assert isinstance(content, types.TextContent) and "Ada" in content.text
+        completion = await session.complete(
+            types.PromptReference(type="ref/prompt", name="greet"),
+            {"name": "style", "value": "f"},
+        )
+        assert completion.completion.values == ["formal"]
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_demo_serves_every_revision_over_stdio(revision: str) -> None:
+    """The SDK client pinned to ``revision`` negotiates it and every feature step passes."""
+    asyncio.run(asyncio.wait_for(feature_steps(revision), 60))
