@@ -98,6 +98,7 @@ V2025_03_26_TO_V2024_11_05: Final = Step(
                 ),
             )
         ),
+        "CreateMessageRequest": Obj(inner=(("params", Ref("CreateMessageRequestParams")),)),
         "CreateMessageRequestParams": Obj(inner=(("messages", Each(Ref("SamplingMessage"))),)),
         "CreateMessageResult": Obj(
             inner=(
@@ -130,6 +131,7 @@ V2025_03_26_TO_V2024_11_05: Final = Step(
         "GetPromptResult": Obj(inner=(("messages", Each(Ref("PromptMessage"))),)),
         "InitializeResult": Obj(inner=(("capabilities", Ref("ServerCapabilities")),)),
         "ListToolsResult": Obj(inner=(("tools", Each(Ref("Tool"))),)),
+        "ProgressNotification": Obj(inner=(("params", Ref("ProgressNotificationParams")),)),
         "ProgressNotificationParams": Obj(drop=("message",)),
         "PromptMessage": Obj(
             inner=(
@@ -254,6 +256,7 @@ V2025_06_18_TO_V2025_03_26: Final = Step(
     {
         "Annotations": Obj(drop=("lastModified",)),
         "AudioContent": Obj(drop=("_meta",), inner=(("annotations", Ref("Annotations")),)),
+        "BlobResourceContents": Obj(drop=("_meta",)),
         "CallToolResult": Obj(
             drop=("structuredContent",),
             inner=(
@@ -285,10 +288,12 @@ V2025_06_18_TO_V2025_03_26: Final = Step(
             ),
         ),
         "ClientCapabilities": Obj(drop=("elicitation",)),
+        "CompleteRequest": Obj(inner=(("params", Ref("CompleteRequestParams")),)),
         "CompleteRequestParams": Obj(
             drop=("context",),
             inner=(("ref", OneOf("type", (("ref/prompt", Ref("PromptReference")),), ())),),
         ),
+        "CreateMessageRequest": Obj(inner=(("params", Ref("CreateMessageRequestParams")),)),
         "CreateMessageRequestParams": Obj(inner=(("messages", Each(Ref("SamplingMessage"))),)),
         "CreateMessageResult": Obj(
             inner=(
@@ -306,10 +311,27 @@ V2025_06_18_TO_V2025_03_26: Final = Step(
                 ),
             )
         ),
-        "EmbeddedResource": Obj(drop=("_meta",), inner=(("annotations", Ref("Annotations")),)),
+        "EmbeddedResource": Obj(
+            drop=("_meta",),
+            inner=(
+                ("annotations", Ref("Annotations")),
+                (
+                    "resource",
+                    OneOf(
+                        "",
+                        (
+                            ("blob", Ref("BlobResourceContents")),
+                            ("text", Ref("TextResourceContents")),
+                        ),
+                        (),
+                    ),
+                ),
+            ),
+        ),
         "GetPromptResult": Obj(inner=(("messages", Each(Ref("PromptMessage"))),)),
         "ImageContent": Obj(drop=("_meta",), inner=(("annotations", Ref("Annotations")),)),
         "Implementation": Obj(drop=("title",)),
+        "InitializeRequest": Obj(inner=(("params", Ref("InitializeRequestParams")),)),
         "InitializeRequestParams": Obj(
             inner=(
                 ("capabilities", Ref("ClientCapabilities")),
@@ -354,7 +376,25 @@ V2025_06_18_TO_V2025_03_26: Final = Step(
             )
         ),
         "PromptReference": Obj(drop=("title",)),
+        "ReadResourceResult": Obj(
+            inner=(
+                (
+                    "contents",
+                    Each(
+                        OneOf(
+                            "",
+                            (
+                                ("blob", Ref("BlobResourceContents")),
+                                ("text", Ref("TextResourceContents")),
+                            ),
+                            (),
+                        )
+                    ),
+                ),
+            )
+        ),
         "Resource": Obj(drop=("_meta", "title"), inner=(("annotations", Ref("Annotations")),)),
+        "ResourceContents": Obj(drop=("_meta",)),
         "ResourceTemplate": Obj(
             drop=("_meta", "title"), inner=(("annotations", Ref("Annotations")),)
         ),
@@ -376,6 +416,7 @@ V2025_06_18_TO_V2025_03_26: Final = Step(
             )
         ),
         "TextContent": Obj(drop=("_meta",), inner=(("annotations", Ref("Annotations")),)),
+        "TextResourceContents": Obj(drop=("_meta",)),
         "Tool": Obj(drop=("_meta", "outputSchema", "title")),
     },
     {
@@ -395,7 +436,7 @@ V2025_06_18_TO_V2025_03_26: Final = Step(
         "prompts/get": (None, "GetPromptResult"),
         "prompts/list": (None, "ListPromptsResult"),
         "resources/list": (None, "ListResourcesResult"),
-        "resources/read": (None, None),
+        "resources/read": (None, "ReadResourceResult"),
         "resources/subscribe": (None, None),
         "resources/templates/list": (None, "ListResourceTemplatesResult"),
         "resources/unsubscribe": (None, None),
@@ -408,7 +449,34 @@ V2025_06_18_TO_V2025_03_26: Final = Step(
 V2025_06_18_TO_V2025_11_25: Final = Step(
     "2025-06-18",
     "2025-11-25",
-    {},
+    {
+        "CallToolRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
+        "CancelledNotification": Obj(fill=(("jsonrpc", "2.0"),)),
+        "CompleteRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
+        "CreateMessageRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
+        "ElicitRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
+        "GetPromptRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
+        "InitializeRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
+        "InitializedNotification": Obj(fill=(("jsonrpc", "2.0"),)),
+        "ListPromptsRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
+        "ListResourceTemplatesRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
+        "ListResourcesRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
+        "ListRootsRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
+        "ListToolsRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
+        "LoggingMessageNotification": Obj(fill=(("jsonrpc", "2.0"),)),
+        "PaginatedRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
+        "PingRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
+        "ProgressNotification": Obj(fill=(("jsonrpc", "2.0"),)),
+        "PromptListChangedNotification": Obj(fill=(("jsonrpc", "2.0"),)),
+        "ReadResourceRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
+        "ResourceListChangedNotification": Obj(fill=(("jsonrpc", "2.0"),)),
+        "ResourceUpdatedNotification": Obj(fill=(("jsonrpc", "2.0"),)),
+        "RootsListChangedNotification": Obj(fill=(("jsonrpc", "2.0"),)),
+        "SetLevelRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
+        "SubscribeRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
+        "ToolListChangedNotification": Obj(fill=(("jsonrpc", "2.0"),)),
+        "UnsubscribeRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
+    },
     {
         "completion/complete": (None, None),
         "elicitation/create": (None, None),
@@ -441,12 +509,22 @@ V2025_11_25_TO_V2025_06_18: Final = Step(
     "2025-11-25",
     "2025-06-18",
     {
+        "CallToolRequest": Obj(
+            drop=("id", "jsonrpc"), inner=(("params", Ref("CallToolRequestParams")),)
+        ),
         "CallToolRequestParams": Obj(drop=("task",)),
         "CallToolResult": Obj(
             inner=(("content", Each(OneOf("type", (("resource_link", Ref("ResourceLink")),), ()))),)
         ),
+        "CancelledNotification": Obj(
+            drop=("jsonrpc",), inner=(("params", Ref("CancelledNotificationParams")),)
+        ),
         "CancelledNotificationParams": Obj(need=("requestId",)),
         "ClientCapabilities": Obj(drop=("tasks",)),
+        "CompleteRequest": Obj(drop=("id", "jsonrpc")),
+        "CreateMessageRequest": Obj(
+            drop=("id", "jsonrpc"), inner=(("params", Ref("CreateMessageRequestParams")),)
+        ),
         "CreateMessageRequestParams": Obj(
             drop=("task", "toolChoice", "tools"),
             inner=(("messages", Each(Ref("SamplingMessage"))),),
@@ -482,8 +560,13 @@ V2025_11_25_TO_V2025_06_18: Final = Step(
                 ),
             )
         ),
+        "ElicitRequest": Obj(drop=("id", "jsonrpc")),
+        "GetPromptRequest": Obj(drop=("id", "jsonrpc")),
         "GetPromptResult": Obj(inner=(("messages", Each(Ref("PromptMessage"))),)),
         "Implementation": Obj(drop=("description", "icons", "websiteUrl")),
+        "InitializeRequest": Obj(
+            drop=("id", "jsonrpc"), inner=(("params", Ref("InitializeRequestParams")),)
+        ),
         "InitializeRequestParams": Obj(
             inner=(
                 ("capabilities", Ref("ClientCapabilities")),
@@ -496,19 +579,38 @@ V2025_11_25_TO_V2025_06_18: Final = Step(
                 ("serverInfo", Ref("Implementation")),
             )
         ),
+        "InitializedNotification": Obj(drop=("jsonrpc",)),
+        "ListPromptsRequest": Obj(drop=("id", "jsonrpc")),
         "ListPromptsResult": Obj(inner=(("prompts", Each(Ref("Prompt"))),)),
+        "ListResourceTemplatesRequest": Obj(drop=("id", "jsonrpc")),
         "ListResourceTemplatesResult": Obj(
             inner=(("resourceTemplates", Each(Ref("ResourceTemplate"))),)
         ),
+        "ListResourcesRequest": Obj(drop=("id", "jsonrpc")),
         "ListResourcesResult": Obj(inner=(("resources", Each(Ref("Resource"))),)),
+        "ListRootsRequest": Obj(drop=("id", "jsonrpc")),
+        "ListToolsRequest": Obj(drop=("id", "jsonrpc")),
         "ListToolsResult": Obj(inner=(("tools", Each(Ref("Tool"))),)),
+        "LoggingMessageNotification": Obj(drop=("jsonrpc",)),
+        "NumberSchema": Obj(drop=("default",)),
+        "PaginatedRequest": Obj(
+            drop=("id", "jsonrpc"), inner=(("params", Ref("PaginatedRequestParams")),)
+        ),
+        "PaginatedRequestParams": Obj(drop=("_meta",)),
+        "PingRequest": Obj(drop=("id", "jsonrpc")),
+        "ProgressNotification": Obj(drop=("jsonrpc",)),
         "Prompt": Obj(drop=("icons",)),
+        "PromptListChangedNotification": Obj(drop=("jsonrpc",)),
         "PromptMessage": Obj(
             inner=(("content", OneOf("type", (("resource_link", Ref("ResourceLink")),), ())),)
         ),
+        "ReadResourceRequest": Obj(drop=("id", "jsonrpc")),
         "Resource": Obj(drop=("icons",)),
         "ResourceLink": Obj(drop=("icons",)),
+        "ResourceListChangedNotification": Obj(drop=("jsonrpc",)),
         "ResourceTemplate": Obj(drop=("icons",)),
+        "ResourceUpdatedNotification": Obj(drop=("jsonrpc",)),
+        "RootsListChangedNotification": Obj(drop=("jsonrpc",)),
         "SamplingMessage": Obj(
             drop=("_meta",),
             inner=(
@@ -542,6 +644,9 @@ V2025_11_25_TO_V2025_06_18: Final = Step(
             ),
         ),
         "ServerCapabilities": Obj(drop=("tasks",)),
+        "SetLevelRequest": Obj(drop=("id", "jsonrpc")),
+        "StringSchema": Obj(drop=("default",)),
+        "SubscribeRequest": Obj(drop=("id", "jsonrpc")),
         "Tool": Obj(
             drop=("execution", "icons"),
             inner=(
@@ -550,7 +655,9 @@ V2025_11_25_TO_V2025_06_18: Final = Step(
             ),
         ),
         "ToolInputSchema": Obj(drop=("$schema",)),
+        "ToolListChangedNotification": Obj(drop=("jsonrpc",)),
         "ToolOutputSchema": Obj(drop=("$schema",)),
+        "UnsubscribeRequest": Obj(drop=("id", "jsonrpc")),
     },
     {
         "completion/complete": (None, None),
@@ -584,6 +691,7 @@ V2025_11_25_TO_V2026_07_28: Final = Step(
     "2025-11-25",
     "2026-07-28",
     {
+        "CallToolRequest": Obj(inner=(("params", Ref("CallToolRequestParams")),)),
         "CallToolRequestParams": Obj(
             drop=("task",),
             need=("_meta",),
@@ -596,7 +704,10 @@ V2025_11_25_TO_V2026_07_28: Final = Step(
             )
         ),
         "CallToolResult": Obj(fill=(("resultType", "complete"),)),
+        "CancelledNotification": Obj(inner=(("params", Ref("CancelledNotificationParams")),)),
         "CancelledNotificationParams": Obj(need=("requestId",)),
+        "ClientCapabilities": Obj(drop=("tasks",)),
+        "CompleteRequest": Obj(inner=(("params", Ref("CompleteRequestParams")),)),
         "CompleteRequestParams": Obj(
             need=("_meta",), inner=(("_meta", Ref("CompleteRequestParamsMeta>RequestMetaObject")),)
         ),
@@ -607,10 +718,32 @@ V2025_11_25_TO_V2026_07_28: Final = Step(
             )
         ),
         "CompleteResult": Obj(fill=(("resultType", "complete"),)),
+        "CreateMessageRequest": Obj(
+            drop=("id", "jsonrpc"), inner=(("params", Ref("CreateMessageRequestParams")),)
+        ),
         "CreateMessageRequestParams": Obj(
             drop=("_meta", "task"), inner=(("tools", Each(Ref("Tool"))),)
         ),
+        "ElicitRequest": Obj(
+            drop=("id", "jsonrpc"),
+            inner=(
+                (
+                    "params",
+                    OneOf(
+                        "mode",
+                        (
+                            ("form", Ref("ElicitRequestFormParams")),
+                            ("url", Ref("ElicitRequestURLParams")),
+                        ),
+                        (),
+                    ),
+                ),
+            ),
+        ),
+        "ElicitRequestFormParams": Obj(drop=("_meta", "task")),
+        "ElicitRequestURLParams": Obj(drop=("_meta", "elicitationId", "task")),
         "ElicitResult": Obj(drop=("_meta",)),
+        "GetPromptRequest": Obj(inner=(("params", Ref("GetPromptRequestParams")),)),
         "GetPromptRequestParams": Obj(
             need=("_meta",), inner=(("_meta", Ref("GetPromptRequestParamsMeta>RequestMetaObject")),)
         ),
@@ -621,12 +754,29 @@ V2025_11_25_TO_V2026_07_28: Final = Step(
             )
         ),
         "GetPromptResult": Obj(fill=(("resultType", "complete"),)),
+        "JSONRPCResultResponse": Obj(inner=(("result", Ref("Result")),)),
+        "ListPromptsRequest": Obj(
+            need=("params",), inner=(("params", Ref("PaginatedRequestParams")),)
+        ),
         "ListPromptsResult": Obj(fill=(("resultType", "complete"),)),
+        "ListResourceTemplatesRequest": Obj(
+            need=("params",), inner=(("params", Ref("PaginatedRequestParams")),)
+        ),
         "ListResourceTemplatesResult": Obj(fill=(("resultType", "complete"),)),
+        "ListResourcesRequest": Obj(
+            need=("params",), inner=(("params", Ref("PaginatedRequestParams")),)
+        ),
         "ListResourcesResult": Obj(fill=(("resultType", "complete"),)),
+        "ListRootsRequest": Obj(drop=("id", "jsonrpc")),
         "ListRootsResult": Obj(drop=("_meta",)),
+        "ListToolsRequest": Obj(
+            need=("params",), inner=(("params", Ref("PaginatedRequestParams")),)
+        ),
         "ListToolsResult": Obj(
             fill=(("resultType", "complete"),), inner=(("tools", Each(Ref("Tool"))),)
+        ),
+        "PaginatedRequest": Obj(
+            need=("params",), inner=(("params", Ref("PaginatedRequestParams")),)
         ),
         "PaginatedRequestParams": Obj(
             need=("_meta",), inner=(("_meta", Ref("PaginatedRequestParamsMeta>RequestMetaObject")),)
@@ -637,6 +787,8 @@ V2025_11_25_TO_V2026_07_28: Final = Step(
                 "io.modelcontextprotocol/protocolVersion",
             )
         ),
+        "PaginatedResult": Obj(need=("resultType",)),
+        "ReadResourceRequest": Obj(inner=(("params", Ref("ReadResourceRequestParams")),)),
         "ReadResourceRequestParams": Obj(
             need=("_meta",),
             inner=(("_meta", Ref("ReadResourceRequestParamsMeta>RequestMetaObject")),),
@@ -648,6 +800,26 @@ V2025_11_25_TO_V2026_07_28: Final = Step(
             )
         ),
         "ReadResourceResult": Obj(fill=(("resultType", "complete"),)),
+        "RequestParams": Obj(
+            need=("_meta",), inner=(("_meta", Ref("RequestParamsMeta>RequestMetaObject")),)
+        ),
+        "RequestParamsMeta>RequestMetaObject": Obj(
+            need=(
+                "io.modelcontextprotocol/clientCapabilities",
+                "io.modelcontextprotocol/protocolVersion",
+            )
+        ),
+        "ResourceRequestParams": Obj(
+            need=("_meta",), inner=(("_meta", Ref("ResourceRequestParamsMeta>RequestMetaObject")),)
+        ),
+        "ResourceRequestParamsMeta>RequestMetaObject": Obj(
+            need=(
+                "io.modelcontextprotocol/clientCapabilities",
+                "io.modelcontextprotocol/protocolVersion",
+            )
+        ),
+        "Result": Obj(need=("resultType",)),
+        "ServerCapabilities": Obj(drop=("tasks",)),
         "Tool": Obj(
             drop=("execution",),
             inner=(
@@ -683,30 +855,54 @@ V2026_07_28_TO_V2025_11_25: Final = Step(
     "2026-07-28",
     "2025-11-25",
     {
+        "CallToolRequest": Obj(inner=(("params", Ref("CallToolRequestParams")),)),
         "CallToolRequestParams": Obj(
             drop=("inputResponses", "requestState"),
             inner=(("_meta", Ref("RequestMetaObject>CallToolRequestParamsMeta")),),
         ),
         "CallToolResult": Obj(drop=("resultType",)),
+        "ClientCapabilities": Obj(drop=("extensions",)),
+        "CompleteRequest": Obj(inner=(("params", Ref("CompleteRequestParams")),)),
         "CompleteRequestParams": Obj(
             inner=(("_meta", Ref("RequestMetaObject>CompleteRequestParamsMeta")),)
         ),
         "CompleteResult": Obj(drop=("resultType",)),
+        "CreateMessageRequest": Obj(
+            fill=(("jsonrpc", "2.0"),),
+            need=("id",),
+            inner=(("params", Ref("CreateMessageRequestParams")),),
+        ),
         "CreateMessageRequestParams": Obj(inner=(("tools", Each(Ref("Tool"))),)),
+        "ElicitRequest": Obj(
+            fill=(("jsonrpc", "2.0"),),
+            need=("id",),
+            inner=(("params", OneOf("mode", (("url", Ref("ElicitRequestURLParams")),), ())),),
+        ),
+        "ElicitRequestURLParams": Obj(need=("elicitationId",)),
+        "GetPromptRequest": Obj(inner=(("params", Ref("GetPromptRequestParams")),)),
         "GetPromptRequestParams": Obj(
             drop=("inputResponses", "requestState"),
             inner=(("_meta", Ref("RequestMetaObject>GetPromptRequestParamsMeta")),),
         ),
         "GetPromptResult": Obj(drop=("resultType",)),
+        "JSONRPCResultResponse": Obj(inner=(("result", Ref("Result")),)),
+        "ListPromptsRequest": Obj(inner=(("params", Ref("PaginatedRequestParams")),)),
         "ListPromptsResult": Obj(drop=("cacheScope", "resultType", "ttlMs")),
+        "ListResourceTemplatesRequest": Obj(inner=(("params", Ref("PaginatedRequestParams")),)),
         "ListResourceTemplatesResult": Obj(drop=("cacheScope", "resultType", "ttlMs")),
+        "ListResourcesRequest": Obj(inner=(("params", Ref("PaginatedRequestParams")),)),
         "ListResourcesResult": Obj(drop=("cacheScope", "resultType", "ttlMs")),
+        "ListRootsRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
+        "ListToolsRequest": Obj(inner=(("params", Ref("PaginatedRequestParams")),)),
         "ListToolsResult": Obj(
             drop=("cacheScope", "resultType", "ttlMs"), inner=(("tools", Each(Ref("Tool"))),)
         ),
+        "PaginatedRequest": Obj(inner=(("params", Ref("PaginatedRequestParams")),)),
         "PaginatedRequestParams": Obj(
             inner=(("_meta", Ref("RequestMetaObject>PaginatedRequestParamsMeta")),)
         ),
+        "PaginatedResult": Obj(drop=("resultType",)),
+        "ReadResourceRequest": Obj(inner=(("params", Ref("ReadResourceRequestParams")),)),
         "ReadResourceRequestParams": Obj(
             drop=("inputResponses", "requestState"),
             inner=(("_meta", Ref("RequestMetaObject>ReadResourceRequestParamsMeta")),),
@@ -752,6 +948,28 @@ V2026_07_28_TO_V2025_11_25: Final = Step(
                 "io.modelcontextprotocol/protocolVersion",
             )
         ),
+        "RequestMetaObject>RequestParamsMeta": Obj(
+            drop=(
+                "io.modelcontextprotocol/clientCapabilities",
+                "io.modelcontextprotocol/clientInfo",
+                "io.modelcontextprotocol/logLevel",
+                "io.modelcontextprotocol/protocolVersion",
+            )
+        ),
+        "RequestMetaObject>ResourceRequestParamsMeta": Obj(
+            drop=(
+                "io.modelcontextprotocol/clientCapabilities",
+                "io.modelcontextprotocol/clientInfo",
+                "io.modelcontextprotocol/logLevel",
+                "io.modelcontextprotocol/protocolVersion",
+            )
+        ),
+        "RequestParams": Obj(inner=(("_meta", Ref("RequestMetaObject>RequestParamsMeta")),)),
+        "ResourceRequestParams": Obj(
+            inner=(("_meta", Ref("RequestMetaObject>ResourceRequestParamsMeta")),)
+        ),
+        "Result": Obj(drop=("resultType",)),
+        "ServerCapabilities": Obj(drop=("extensions",)),
         "Tool": Obj(inner=(("outputSchema", Ref("ToolOutputSchema")),)),
         "ToolOutputSchema": Obj(fill=(("type", "object"),)),
     },

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from ..diff import compare, load_surface
 from .ir import ConvertIR, Policy, StepIR, load_policy
 from .plan import plan_step
@@ -12,7 +14,7 @@ def build_convert(revisions: list[str], policy: Policy | None = None) -> Convert
     policy = policy if policy is not None else load_policy()
     surfaces = [load_surface(rev) for rev in revisions]
     steps: list[StepIR] = []
-    for old, new in zip(surfaces, surfaces[1:], strict=False):
+    for old, new in itertools.pairwise(surfaces):
         diff = compare(old, new, policy.rule_names)
         steps.append(plan_step(old, new, diff, True, policy))
         steps.append(plan_step(new, old, diff, False, policy))

@@ -74,7 +74,12 @@ class OneOfIR:
         """The runtime expression."""
         members = ", ".join(f"({k!r}, {w.render()})" for k, w in self.members)
         lost = ", ".join(f"({k!r}, {v.render()})" for k, v in self.lost)
-        return f"OneOf({self.tag!r}, ({members}{',' if members else ''}), ({lost}{',' if lost else ''}))"
+        return f"OneOf({self.tag!r}, {_tuple(members)}, {_tuple(lost)})"
+
+
+def _tuple(items: str) -> str:
+    """A tuple expression of comma-separated items (one item keeps its trailing comma)."""
+    return f"({items},)" if items else "()"
 
 
 WalkIR: TypeAlias = RefIR | EachIR | ValuesIR | OneOfIR

@@ -42,6 +42,9 @@ def plan_step(src: Surface, dst: Surface, diff: Diff, upgrade: bool, policy: Pol
         params = planner.pair(m.params, t.params)
         result = planner.pair(m.result, t.result)
         methods.append(MethodRowsIR(m.method, params, result))
+    for view in src.types:  # every type both define converts, reached by a method or not
+        if view.kind == "object" and not view.inline:
+            planner.pair(view.name, view.name)
     live = planner.live()
     rows = tuple(planner.prune_row(key, live) for key in sorted(planner.rows) if key in live)
     return StepIR(
@@ -183,7 +186,7 @@ class _Planner:
         """Match a union's members by their tag; plan the ones the target lacks."""
         st, dt = self.tagged(s, self.src), self.tagged(d, self.dst)
         if st is None or dt is None:
-            return None
+            return self.marked(s, d, seen)
         tags = {wire for wire, _ in st.values()} | {wire for wire, _ in dt.values()}
         if len(tags) != 1:
             return None
@@ -202,6 +205,28 @@ class _Planner:
         if not members and not lost:
             return None
         return OneOfIR(tag, tuple(members), tuple(lost))
+
+    def marked(self, s: Shape, d: Shape, seen: frozenset[str]) -> WalkIR | None:
+        """An untagged union of objects, each with a required member no other one has
+        (``text`` / ``blob``): members keyed by that member (``OneOf`` with an empty tag)."""
+        members = s.args if s.kind == "union" else (s,)
+        targets = {m.name for m in (d.args if d.kind == "union" else (d,)) if m.kind == "ref"}
+        required: dict[str, set[str]] = {}
+        for m in members:
+            view = self.src.type_map.get(m.name) if m.kind == "ref" else None
+            if view is None or view.kind != "object" or m.name not in targets:
+                return None
+            required[m.name] = {f.wire for f in view.fields if f.required}
+        found: list[tuple[str, WalkIR]] = []
+        for name, wires in sorted(required.items()):
+            others = set().union(*(w for n, w in required.items() if n != name))
+            marks = sorted(wires - others)
+            if not marks:
+                return None
+            walk = self.walk(Shape("ref", name), Shape("ref", name), seen)
+            if walk is not None:
+                found.append((marks[0], walk))
+        return OneOfIR("", tuple(found), ()) if found else None
 
     # -- pruning ---------------------------------------------------------------------------
 
@@ -231,7 +256,7 @@ class _Planner:
         )
 
 
-def _matters(walk: WalkIR, live: frozenset[str]) -> bool:
+def _matters(walk: WalkIR, live: frozenset[str] | set[str]) -> bool:
     """Whether a walk reaches a live row or a union member the target lacks."""
     if isinstance(walk, RefIR):
         return walk.name in live

@@ -11,6 +11,7 @@ type. Types that do not change have no row and cost nothing but that one convert
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
@@ -56,7 +57,11 @@ class Lost:
 
 @dataclass(frozen=True, slots=True)
 class OneOf:
-    """A union told apart by the constant member ``tag``: per tag, how its member converts."""
+    """A union told apart by the constant member ``tag``: per tag, how its member converts.
+
+    An empty ``tag``: an untagged union whose members are told apart by a member only one of
+    them requires (``text`` / ``blob``); ``members`` are keyed by it.
+    """
 
     tag: str
     members: tuple[tuple[str, Walk], ...] = ()
@@ -151,6 +156,11 @@ class _Apply:
     def member(self, union: OneOf, value: Any) -> Any:
         if type(value) is not dict:
             return value
+        if not union.tag:  # untagged: the member that has the key
+            for key, walk in union.members:
+                if key in value:
+                    return self.walk(walk, value)
+            return value
         tag = value.get(union.tag)
         for key, lost in union.lost:
             if key == tag:
@@ -235,7 +245,7 @@ def chain(
     i, j = order.index(source), order.index(target)
     path = order[i : j + 1] if i <= j else order[j : i + 1][::-1]
     out: list[tuple[Step, str]] = []
-    for a, b in zip(path, path[1:], strict=False):
+    for a, b in itertools.pairwise(path):
         step = steps[a, b]
         rows = step.methods.get(method)
         if rows is None:
