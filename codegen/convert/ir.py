@@ -172,7 +172,7 @@ def _names(walk: WalkIR) -> set[str]:
         return {"Each"} | _names(walk.item)
     if isinstance(walk, ValuesIR):
         return {"Values"} | _names(walk.item)
-    found = {"OneOf"} | ({"Lost"} if walk.lost else set())
+    found: set[str] = {"OneOf", "Lost"} if walk.lost else {"OneOf"}
     for _, w in walk.members:
         found |= _names(w)
     return found

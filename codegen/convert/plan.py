@@ -66,11 +66,11 @@ def plan_step(src: Surface, dst: Surface, diff: Diff, upgrade: bool, policy: Pol
 class _Row:
     """A row being planned: its own operations and the walks of its nested members."""
 
-    drop: list[str] = field(default_factory=list)
-    refuse: list[str] = field(default_factory=list)
-    fill: list[tuple[str, str]] = field(default_factory=list)
-    need: list[str] = field(default_factory=list)
-    inner: list[tuple[str, WalkIR]] = field(default_factory=list)
+    drop: list[str] = field(default_factory=lambda: [])
+    refuse: list[str] = field(default_factory=lambda: [])
+    fill: list[tuple[str, str]] = field(default_factory=lambda: [])
+    need: list[str] = field(default_factory=lambda: [])
+    inner: list[tuple[str, WalkIR]] = field(default_factory=lambda: [])
 
     @property
     def own(self) -> bool:
@@ -219,7 +219,10 @@ class _Planner:
             required[m.name] = {f.wire for f in view.fields if f.required}
         found: list[tuple[str, WalkIR]] = []
         for name, wires in sorted(required.items()):
-            others = set().union(*(w for n, w in required.items() if n != name))
+            others: set[str] = set()
+            for other, wires_of in required.items():
+                if other != name:
+                    others |= wires_of
             marks = sorted(wires - others)
             if not marks:
                 return None

@@ -12,8 +12,8 @@ type. Types that do not change have no row and cost nothing but that one convert
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 import msgspec
@@ -87,6 +87,14 @@ class Obj:
     """Members whose nested values change."""
 
 
+Fn: TypeAlias = Callable[[Any], Any]
+"""A compiled walk: takes a JSON value, changes it in place, returns it (or ``_DROPPED``)."""
+JsonObject: TypeAlias = dict[str, Any]
+"""A decoded JSON object."""
+RowFn: TypeAlias = Callable[[JsonObject], None]
+"""A compiled row: changes one object in place."""
+
+
 @dataclass(frozen=True, slots=True)
 class Step:
     """One direction between two neighbouring revisions: the rows of the types that change."""
@@ -96,6 +104,8 @@ class Step:
     rows: Mapping[str, Obj]
     methods: Mapping[str, tuple[str | None, str | None]]
     """Method -> the rows of its params and its result in this step (None: unchanged)."""
+    compiled: dict[str, RowFn] = field(default_factory=lambda: {}, compare=False, repr=False)
+    """The rows compiled into functions, on first use."""
 
 
 _DROPPED = object()
@@ -110,97 +120,167 @@ class _Refused(Exception):
         self.where = [where] if where else []
 
 
-class _Apply:
-    """One step applied to one value, in place (paths are built only when refusing)."""
+def _compiled(step: Step, name: str) -> RowFn:
+    """The row ``name`` of ``step`` as a function, compiled once (recursive rows resolve lazily)."""
+    found = step.compiled.get(name)
+    if found is not None:
+        return found
+    holder: list[RowFn] = []
 
-    __slots__ = ("rows",)
+    def lazy(value: dict[str, Any]) -> None:
+        holder[0](value)
 
-    def __init__(self, step: Step) -> None:
-        self.rows = step.rows
+    step.compiled[name] = lazy
+    fn = _row_fn(step, step.rows[name])
+    holder.append(fn)
+    step.compiled[name] = fn
+    return fn
 
-    def walk(self, walk: Walk, value: Any) -> Any:
-        if type(walk) is Ref:
-            if type(value) is dict:
-                self.obj(self.rows[walk.name], value)
-            return value
-        if type(walk) is Each:
-            if type(value) is not list:
-                return value
-            item = walk.item
-            out: list[Any] = []
-            for i, v in enumerate(value):
-                try:
-                    got = self.walk(item, v)
-                except _Refused as exc:
-                    exc.where.append(f"[{i}]")
-                    raise
-                if got is not _DROPPED:
-                    out.append(got)
-            return out
-        if type(walk) is Values:
-            if type(value) is dict:
-                for key in list(value):
-                    try:
-                        got = self.walk(walk.item, value[key])
-                    except _Refused as exc:
-                        exc.where.append(f".{key}")
-                        raise
-                    if got is _DROPPED:
-                        del value[key]
-                    else:
-                        value[key] = got
-            return value
-        assert isinstance(walk, OneOf)
-        return self.member(walk, value)
 
-    def member(self, union: OneOf, value: Any) -> Any:
-        if type(value) is not dict:
-            return value
-        if not union.tag:  # untagged: the member that has the key
-            for key, walk in union.members:
-                if key in value:
-                    return self.walk(walk, value)
-            return value
-        tag = value.get(union.tag)
-        for key, lost in union.lost:
-            if key == tag:
-                return self.lose(lost, value, key)
-        for key, walk in union.members:
-            if key == tag:
-                return self.walk(walk, value)
-        return value
+def _row_fn(step: Step, row: Obj) -> RowFn:
+    refuse, drop, fill, need = row.refuse, row.drop, row.fill, row.need
+    inner = tuple((name, _walk_fn(step, walk)) for name, walk in row.inner)
 
-    def lose(self, lost: Lost, value: dict[str, Any], tag: str) -> Any:
-        if lost.action == "drop":
-            return _DROPPED
-        if lost.action == "refuse":
-            raise _Refused(f"the target has no {tag!r} member ({lost.reason})", "")
-        source = _Fields(value)
-        return {name: template.format_map(source) for name, template in lost.fields}
-
-    def obj(self, row: Obj, value: dict[str, Any]) -> None:
-        for name in row.refuse:
+    def apply(value: dict[str, Any]) -> None:
+        for name in refuse:
             if name in value:
                 raise _Refused("the target lacks this member", f".{name}")
-        for name in row.drop:
+        for name in drop:
             value.pop(name, None)
-        for name, filler in row.fill:
+        for name, filler in fill:
             if name not in value:
                 value[name] = filler
-        for name in row.need:
+        for name in need:
             if name not in value:
                 raise _Refused("the target requires it; nothing provides it", f".{name}")
-        for name, walk in row.inner:
-            if name in value:
-                try:
-                    got = self.walk(walk, value[name])
-                except _Refused as exc:
-                    exc.where.append(f".{name}")
-                    raise
-                if got is _DROPPED:
-                    del value[name]
-                else:
-                    value[name] = got
+        for name, fn in inner:
+            got = value.get(name, _DROPPED)
+            if got is _DROPPED:
+                continue
+            try:
+                out = fn(got)
+            except _Refused as exc:
+                exc.where.append(f".{name}")
+                raise
+            if out is _DROPPED:
+                del value[name]
+            elif out is not got:
+                value[name] = out
+
+    return apply
+
+
+def _walk_fn(step: Step, walk: Walk) -> Fn:
+    if isinstance(walk, Ref):
+        return _ref_fn(step, walk.name)
+    if isinstance(walk, Each):
+        return _each_fn(_walk_fn(step, walk.item))
+    if isinstance(walk, Values):
+        return _values_fn(_walk_fn(step, walk.item))
+    return _one_of_fn(step, walk)
+
+
+def _ref_fn(step: Step, name: str) -> Fn:
+    row: list[RowFn] = []
+
+    def ref(value: Any) -> Any:
+        if value.__class__ is dict:
+            obj: JsonObject = value
+            if not row:
+                row.append(_compiled(step, name))
+            row[0](obj)
+        return value
+
+    return ref
+
+
+def _each_fn(item: Fn) -> Fn:
+    def each(value: Any) -> Any:
+        if value.__class__ is not list:
+            return value
+        items: list[Any] = value
+        dropped = False
+        for i, x in enumerate(items):
+            try:
+                got = item(x)
+            except _Refused as exc:
+                exc.where.append(f"[{i}]")
+                raise
+            if got is not x:
+                items[i] = got
+                dropped = dropped or got is _DROPPED
+        if dropped:
+            items[:] = [x for x in items if x is not _DROPPED]
+        return items
+
+    return each
+
+
+def _values_fn(item: Fn) -> Fn:
+    def values(value: Any) -> Any:
+        if value.__class__ is not dict:
+            return value
+        obj: JsonObject = value
+        for key in list(obj):
+            try:
+                got = item(obj[key])
+            except _Refused as exc:
+                exc.where.append(f".{key}")
+                raise
+            if got is _DROPPED:
+                del obj[key]
+            else:
+                obj[key] = got
+        return obj
+
+    return values
+
+
+def _one_of_fn(step: Step, union: OneOf) -> Fn:
+    table: dict[str, Fn] = {key: _walk_fn(step, walk) for key, walk in union.members}
+    for key, lost in union.lost:
+        table[key] = _lost_fn(lost, key)
+    tag = union.tag
+    if not tag:  # untagged: the member that has the key
+        marks = tuple(table.items())
+
+        def marked(value: Any) -> Any:
+            if value.__class__ is dict:
+                obj: JsonObject = value
+                for key, fn in marks:
+                    if key in obj:
+                        return fn(obj)
+            return value
+
+        return marked
+
+    def one_of(value: Any) -> Any:
+        if value.__class__ is not dict:
+            return value
+        obj: JsonObject = value
+        fn = table.get(obj.get(tag, ""))
+        return obj if fn is None else fn(obj)
+
+    return one_of
+
+
+def _lost_fn(lost: Lost, tag: str) -> Fn:
+    if lost.action == "drop":
+        return lambda value: _DROPPED
+    if lost.action == "refuse":
+        why = f"the target has no {tag!r} member ({lost.reason})"
+
+        def refuse(value: Any) -> Any:
+            raise _Refused(why, "")
+
+        return refuse
+    fields = lost.fields
+
+    def mapped(value: Any) -> Any:
+        source = _Fields(value)
+        return {name: template.format_map(source) for name, template in fields}
+
+    return mapped
 
 
 class _Fields(dict[str, Any]):
@@ -218,9 +298,10 @@ def apply_chain(chain: Chain, data: Any, path: str = "") -> Any:
     """Apply a chain of steps to the JSON builtins of one value (in place); return it."""
     for step, name in chain:
         found = step.rows.get(name)
-        if found is not None and isinstance(data, dict):
+        if found is not None and data.__class__ is dict:
+            obj: JsonObject = data
             try:
-                _Apply(step).obj(found, data)
+                _compiled(step, name)(obj)
             except _Refused as exc:
                 where = (path or name) + "".join(reversed(exc.where))
                 raise ConversionError(
