@@ -12,17 +12,23 @@ Planned from ``mcpgen diff``'s classification and ``schema/converters.toml``; ap
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from ._runtime.core.convert import Each, Lost, Obj, OneOf, Ref, Step
-from ._runtime.roles.bridge import adapt_server
+from ._runtime.roles.bridge import adapt_server, connect_client
+from ._runtime.roles.client import ClientBase
 from ._runtime.roles.server import ServerBase
+from ._runtime.transports.base import Transport
+from .v2024_11_05.client import Client as Client2024_11_05
 from .v2024_11_05.server import Server as Server2024_11_05
+from .v2025_03_26.client import Client as Client2025_03_26
 from .v2025_03_26.server import Server as Server2025_03_26
+from .v2025_06_18.client import Client as Client2025_06_18
 from .v2025_06_18.server import Server as Server2025_06_18
+from .v2025_11_25.client import Client as Client2025_11_25
 from .v2025_11_25.server import Server as Server2025_11_25
 
-__all__ = ["ORDER", "SERVERS", "STEPS", "every_revision"]
+__all__ = ["CLIENTS", "ORDER", "SERVERS", "STEPS", "connect", "every_revision"]
 
 ORDER: Final[tuple[str, ...]] = (
     "2024-11-05",
@@ -1022,3 +1028,17 @@ def every_revision(server: ServerBase) -> list[ServerBase]:
     Pass the list to ``serve``/``run_http``; ``server.run_stdio(*every_revision(server)[1:])``.
     """
     return [server, *adapt_server(server, SERVERS, STEPS, ORDER)]
+
+
+CLIENTS: Final[dict[str, type[ClientBase[Any]]]] = {
+    "2024-11-05": Client2024_11_05,
+    "2025-03-26": Client2025_03_26,
+    "2025-06-18": Client2025_06_18,
+    "2025-11-25": Client2025_11_25,
+}
+"""The ``Client`` base of each revision a client can talk to through conversion."""
+
+
+async def connect(client: ClientBase[Any], transport: Transport) -> None:
+    """Connect ``client`` to a server of any revision in ``CLIENTS`` (converting as needed)."""
+    await connect_client(client, transport, CLIENTS, STEPS, ORDER)

@@ -189,3 +189,69 @@ async def feature_steps(revision: str) -> None:
 def test_demo_serves_every_revision_over_stdio(revision: str) -> None:
     """The SDK client pinned to ``revision`` negotiates it and every feature step passes."""
     asyncio.run(asyncio.wait_for(feature_steps(revision), 60))
+
+
+# -- a client written for 2025-11-25 against a server that speaks only 2024-11-05 ---------------
+
+OLD_SERVER = """
+import sys
+sys.path.insert(0, ".")
+from generated.v2024_11_05 import Server
+from generated.v2024_11_05 import types as t
+
+class Old(Server):
+    name = "old-server"
+
+    async def list_tools(self, params, ctx):
+        return t.ListToolsResult(tools=[t.Tool(name="ask", input_schema={"type": "object"})])
+
+    async def call_tool(self, params, ctx):
+        msg = t.SamplingMessage(role="user", content=t.TextContent(text="2+2?"))
+        answer = await ctx.create_message(messages=[msg], max_tokens=5)
+        return t.CallToolResult(content=[t.TextContent(text=f"{answer.model}: {answer.content.text}")])
+
+Old().run_stdio()
+"""
+
+
+async def newest_client_against_old_server() -> None:
+    """The client's calls go down to 2024-11-05 and results come up as 2025-11-25 types."""
+    from generated.converters import connect
+    from generated.runtime import spawn_server
+    from generated.v2025_11_25 import Client
+    from generated.v2025_11_25 import types as n
+
+    asked: list[n.CreateMessageRequestParams] = []
+
+    class Newest(Client):
+        async def on_create_message(
+            self, params: n.CreateMessageRequestParams, ctx: Any
+        ) -> n.CreateMessageResult:
+            asked.append(params)
+            assert isinstance(params, n.CreateMessageRequestParams)  # its own revision's type
+            return n.CreateMessageResult(
+                role="assistant", model="m", content=n.TextContent(text="4")
+            )
+
+    client = Newest(name="newest")
+    transport = await spawn_server(sys.executable, ["-c", OLD_SERVER], cwd=str(ROOT))
+    await connect(client, transport)
+    try:
+        assert client.protocol_version == "2024-11-05"
+        init = client.initialize_result
+        assert isinstance(init, n.InitializeResult) and init.server_info.name == "old-server"
+        listed = await client.list_tools()
+        assert isinstance(listed, n.ListToolsResult) and listed.tools[0].name == "ask"
+        called = await client.call_tool(name="ask", arguments={})
+        assert isinstance(called, n.CallToolResult)
+        assert called.content == [n.TextContent(text="m: 4")]
+        assert len(asked) == 1
+        with pytest.raises(Exception, match="does not exist in 2024-11-05"):
+            await client.list_tasks()
+    finally:
+        await client.close()
+
+
+def test_newest_client_talks_to_an_old_server() -> None:
+    """A client written for 2025-11-25 negotiates 2024-11-05 and sees only its own types."""
+    asyncio.run(asyncio.wait_for(newest_client_against_old_server(), 60))

@@ -13,15 +13,17 @@ of another era plugs in as one more entry.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from ..core.convert import Chain, Step, chain, convert_value
 from ..core.errors import CapabilityError
 from ..core.methods import MethodSpec
+from ..transports.base import Transport
+from .client import ClientBase
 from .connection import implemented_handlers
 from .server import ServerBase, ServerContext
 
-__all__ = ["adapt_server"]
+__all__ = ["adapt_server", "connect_client"]
 
 P = TypeVar("P")
 R = TypeVar("R")
@@ -77,6 +79,14 @@ def _route(
 
 
 Handler = Callable[[Any, Any], Awaitable[Any]]
+
+
+class _Notified(Protocol):
+    """Whatever receives the peer's notifications (a server or a client)."""
+
+    async def on_notification(self, method: str, params: Any) -> None:
+        """Receive one notification."""
+        ...
 
 
 def _handler(route: _Route, handler: Handler) -> Handler:
@@ -159,7 +169,7 @@ def adapt_server(
 
 
 def _notification(
-    server: ServerBase,
+    server: _Notified,
     theirs: tuple[str, Mapping[str, MethodSpec[Any, Any]]],
     ours: tuple[str, Mapping[str, MethodSpec[Any, Any]]],
     steps: Steps,
@@ -174,3 +184,72 @@ def _notification(
         await server.on_notification(method, _convert(route.up, params, route.inner.params))
 
     return on_notification
+
+
+async def connect_client(
+    client: ClientBase[Any],
+    transport: Transport,
+    clients: Mapping[str, type[ClientBase[Any]]],
+    steps: Steps,
+    order: tuple[str, ...],
+    describe_close: Callable[[], str] | None = None,
+) -> None:
+    """Connect ``client`` to a server of any revision in ``clients``, converting as needed.
+
+    ``client`` proposes its revision; a server that answers another one is spoken to through
+    a client of that revision: ``client``'s calls convert down and their results up, the
+    server's requests to ``client``'s handlers up and their results down.
+    """
+    ours = (client.PROTOCOL_VERSION, client.METHODS)
+    own = implemented_handlers(client, client.ROUTES)
+    shadows: list[ClientBase[Any]] = []
+    for revision, cls in clients.items():
+        if revision == client.PROTOCOL_VERSION or revision not in order:
+            continue
+        theirs = (revision, cls.METHODS)
+        shadow = cls(name=client.name, version=client.version, timeout=client.timeout)
+        for method, attr in cls.ROUTES.items():
+            found = own.get(method)
+            route = _route(steps, order, method, theirs, ours, received=True)
+            if found is not None and route is not None:
+                setattr(shadow, attr, _handler(route, found))
+        shadow.handlers = implemented_handlers(shadow, cls.ROUTES)
+        shadow.on_notification = _notification(  # type: ignore[method-assign,assignment]
+            client, theirs, ours, steps, order
+        )
+        shadows.append(shadow)
+    chosen = await ClientBase.handshake(transport, [client, *shadows], describe_close)
+    if chosen is client:
+        return
+    theirs = (chosen.PROTOCOL_VERSION, chosen.METHODS)
+    sent = {
+        method: route
+        for method, spec in client.METHODS.items()
+        if spec.direction != "server"
+        and (route := _route(steps, order, method, theirs, ours, received=False)) is not None
+    }
+    init = sent["initialize"]
+    client.initialize_result = _convert(init.up, chosen.initialize_result, init.inner.result)
+    # The connection is the shadow's: its reader task moves to ``client`` (closed with it).
+    reader = chosen._reader  # pyright: ignore[reportPrivateUsage]
+    chosen._reader = None  # pyright: ignore[reportPrivateUsage]
+    client._reader = reader  # pyright: ignore[reportPrivateUsage]
+    client.peer = chosen.peer
+    client.protocol_version, client.methods = chosen.protocol_version, chosen.methods
+    client.our_capabilities = chosen.our_capabilities
+    client.their_capabilities = chosen.their_capabilities
+    client.server_info, client.instructions = chosen.server_info, chosen.instructions
+
+    async def send(
+        spec: MethodSpec[Any, Any], params: Any, timeout: float | None, progress: Any
+    ) -> Any:
+        route = sent.get(spec.method)
+        if route is None:
+            raise _missing(spec.method, chosen.protocol_version)
+        out = _convert(route.down, params, route.outer.params)
+        got = await chosen._send_request(  # pyright: ignore[reportPrivateUsage]
+            route.outer, out, timeout, progress
+        )
+        return _convert(route.up, got, route.inner.result)
+
+    client._send_request = send  # type: ignore[method-assign]
