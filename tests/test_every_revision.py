@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import socket
 import sys
 import warnings
 from collections.abc import AsyncIterator
@@ -21,6 +22,7 @@ import mcp_types as types
 import pytest
 from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,18 +60,22 @@ class Seen:
 
 
 @contextlib.asynccontextmanager
-async def pinned(revision: str, seen: Seen) -> AsyncIterator[tuple[ClientSession, Any]]:
-    """An SDK session whose initialize proposes ``revision``; yields it and the result."""
+async def pinned(
+    revision: str, seen: Seen, url: str | None
+) -> AsyncIterator[tuple[ClientSession, Any]]:
+    """An SDK session (stdio, or Streamable HTTP to ``url``) whose initialize proposes
+    ``revision``; yields it and the initialize result."""
     params = StdioServerParameters(command=sys.executable, args=[str(SERVER)], cwd=str(ROOT))
+    transport = stdio_client(params) if url is None else streamable_http_client(url)
     caps = types.ClientCapabilities(
         sampling=types.SamplingCapability(),
         elicitation=types.ElicitationCapability() if revision >= "2025-06-18" else None,
     )
     async with (
-        stdio_client(params) as (read, write),
+        transport as streams,
         ClientSession(
-            read,
-            write,
+            streams[0],
+            streams[1],
             read_timeout_seconds=TIMEOUT_S,
             sampling_callback=seen.sampling,
             elicitation_callback=seen.elicitation,
@@ -94,10 +100,10 @@ def texts(result: types.CallToolResult) -> list[str]:
     return [b.text for b in result.content if isinstance(b, types.TextContent)]
 
 
-async def feature_steps(revision: str) -> None:
+async def feature_steps(revision: str, url: str | None = None) -> None:
     """The demo's features, as the client of ``revision`` sees them."""
     seen = Seen()
-    async with pinned(revision, seen) as (session, init):
+    async with pinned(revision, seen, url) as (session, init):
         assert init.protocol_version == revision
         assert init.server_info.name == "mcpgen-demo"
         has_completions = init.capabilities.completions is not None
@@ -191,6 +197,35 @@ def test_demo_serves_every_revision_over_stdio(revision: str) -> None:
     asyncio.run(asyncio.wait_for(feature_steps(revision), 60))
 
 
+async def over_http() -> None:
+    """One demo server over Streamable HTTP; the SDK client pinned to each revision in turn."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, str(SERVER), "--http", f"127.0.0.1:{port}", cwd=ROOT
+    )
+    try:
+        for _ in range(200):
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+            except OSError:
+                await asyncio.sleep(0.05)
+                continue
+            writer.close()
+            break
+        for revision in REVISIONS:
+            await feature_steps(revision, f"http://127.0.0.1:{port}/mcp")
+    finally:
+        server.terminate()
+        await asyncio.wait_for(server.wait(), 10)
+
+
+def test_demo_serves_every_revision_over_http() -> None:
+    """The same, over Streamable HTTP: one endpoint, every revision."""
+    asyncio.run(asyncio.wait_for(over_http(), 120))
+
+
 # -- a client written for 2025-11-25 against a server that speaks only 2024-11-05 ---------------
 
 OLD_SERVER = """
@@ -208,7 +243,8 @@ class Old(Server):
     async def call_tool(self, params, ctx):
         msg = t.SamplingMessage(role="user", content=t.TextContent(text="2+2?"))
         answer = await ctx.create_message(messages=[msg], max_tokens=5)
-        return t.CallToolResult(content=[t.TextContent(text=f"{answer.model}: {answer.content.text}")])
+        text = f"{answer.model}: {answer.content.text}"
+        return t.CallToolResult(content=[t.TextContent(text=text)])
 
 Old().run_stdio()
 """
