@@ -41,6 +41,7 @@ class Seen:
         self.sampled: list[types.CreateMessageRequestParams] = []
         self.elicited: list[types.ElicitRequestParams] = []
         self.logs: list[types.LoggingMessageNotificationParams] = []
+        self.updated: list[str] = []
 
     async def sampling(
         self, context: ClientRequestContext, params: types.CreateMessageRequestParams
@@ -58,6 +59,13 @@ class Seen:
     async def logging(self, params: types.LoggingMessageNotificationParams) -> None:
         self.logs.append(params)
 
+    async def roots(self, context: ClientRequestContext) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri="file:///tmp/project", name="p")])
+
+    async def message(self, message: Any) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            self.updated.append(message.params.uri)
+
 
 @contextlib.asynccontextmanager
 async def pinned(
@@ -68,6 +76,7 @@ async def pinned(
     params = StdioServerParameters(command=sys.executable, args=[str(SERVER)], cwd=str(ROOT))
     transport = stdio_client(params) if url is None else streamable_http_client(url)
     caps = types.ClientCapabilities(
+        roots=types.RootsCapability(list_changed=True),
         sampling=types.SamplingCapability(),
         elicitation=types.ElicitationCapability() if revision >= "2025-06-18" else None,
     )
@@ -80,6 +89,8 @@ async def pinned(
             sampling_callback=seen.sampling,
             elicitation_callback=seen.elicitation,
             logging_callback=seen.logging,
+            list_roots_callback=seen.roots,
+            message_handler=seen.message,
         ) as session,
     ):
         init = types.InitializeRequest(
@@ -170,6 +181,20 @@ async def feature_steps(revision: str, url: str | None = None) -> None:
             assert len(seen.elicited) == 1
         else:  # the revision has no elicitation: the handler is told, the client sees a tool error
             assert booked.is_error and not seen.elicited
+
+        roots = await session.call_tool("roots", {})
+        assert texts(roots) == ["file:///tmp/project"]
+
+        # subscriptions: a change made by a tool is notified (down-converted), then not
+        uri = "demo://notes/2"
+        await session.subscribe_resource(uri)
+        await session.call_tool("edit_note", {"id": "2", "text": f"call Ada ({revision})"})
+        for _ in range(100):
+            if seen.updated:
+                break
+            await asyncio.sleep(0.02)
+        assert seen.updated == [uri]
+        await session.unsubscribe_resource(uri)
 
         # resources, templates, prompts, completion
         resources = await session.list_resources()
