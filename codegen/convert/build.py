@@ -18,4 +18,4 @@ def build_convert(revisions: list[str], policy: Policy | None = None) -> Convert
         diff = compare(old, new, policy.rule_names)
         steps.append(plan_step(old, new, diff, True, policy))
         steps.append(plan_step(new, old, diff, False, policy))
-    return ConvertIR(tuple(revisions), tuple(steps))
+    return ConvertIR(tuple(revisions), tuple(steps), tuple(s.sha256 for s in surfaces))

@@ -148,8 +148,15 @@ class ConvertIR:
 
     revisions: tuple[str, ...]
     steps: tuple[StepIR, ...]
+    sha256: tuple[str, ...] = ()
+    """The schema sha256 of each revision, in the order of ``revisions``."""
     servers: tuple[tuple[str, str], ...] = ()
     """(revision, subpackage) of the revisions with a ``Server`` the bridge can adapt."""
+
+    @property
+    def schemas(self) -> tuple[tuple[str, str], ...]:
+        """(revision, schema sha256) for the header."""
+        return tuple(zip(self.revisions, self.sha256, strict=True))
 
     @property
     def imports(self) -> str:

@@ -231,7 +231,11 @@ async def connect_client(
     }
     init = sent["initialize"]
     client.initialize_result = _convert(init.up, chosen.initialize_result, init.inner.result)
-    client.peer, client._reader, chosen._reader = chosen.peer, chosen._reader, None  # noqa: SLF001
+    # The connection is the shadow's: its reader task moves to ``client`` (closed with it).
+    reader = chosen._reader  # pyright: ignore[reportPrivateUsage]
+    chosen._reader = None  # pyright: ignore[reportPrivateUsage]
+    client._reader = reader  # pyright: ignore[reportPrivateUsage]
+    client.peer = chosen.peer
     client.protocol_version, client.methods = chosen.protocol_version, chosen.methods
     client.our_capabilities = chosen.our_capabilities
     client.their_capabilities = chosen.their_capabilities
@@ -244,7 +248,9 @@ async def connect_client(
         if route is None:
             raise _missing(spec.method, chosen.protocol_version)
         out = _convert(route.down, params, route.outer.params)
-        got = await chosen._send_request(route.outer, out, timeout, progress)  # noqa: SLF001
+        got = await chosen._send_request(  # pyright: ignore[reportPrivateUsage]
+            route.outer, out, timeout, progress
+        )
         return _convert(route.up, got, route.inner.result)
 
-    client._send_request = send  # type: ignore[method-assign]  # noqa: SLF001
+    client._send_request = send  # type: ignore[method-assign]
