@@ -231,3 +231,37 @@ def test_declared_map_rules_are_fields_of_the_target_member() -> None:
     path = ((STEPS["2025-06-18", "2025-03-26"], "CallToolResult"),)
     apply_chain(path, data)
     assert data == {"content": [{"type": "text", "text": "n: u"}]}
+
+
+# -- what a declared rule assumes is asserted at generation ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rule", "error"),
+    [
+        ('to = "video"\nfields = { type = "video" }', "has no 'video' member"),
+        ('to = "text"\nfields = { type = "text", text = "{uri}", colour = "red" }', "no field"),
+        ('to = "text"\nfields = { type = "text" }', "requires text"),
+        ('to = "text"\nfields = { text = "{uri}", type = "image" }', "must write type = 'text'"),
+    ],
+)
+def test_a_map_rule_that_does_not_fit_the_target_stops_generation(rule: str, error: str) -> None:
+    """A ``map`` rule names a member the target has and writes fields it has, all it needs."""
+    from mcpgen.convert.build import build_convert
+    from mcpgen.convert.ir import load_policy
+    from mcpgen.errors import GenerationError
+
+    policy = load_policy(f'[members.resource_link]\naction = "map"\n{rule}\n')
+    with pytest.raises(GenerationError, match=error):
+        build_convert(["2025-03-26", "2025-06-18"], policy)
+
+
+def test_a_policy_of_unknown_shape_is_refused() -> None:
+    """An unknown action or a map without a target is a clear error, not a silent default."""
+    from mcpgen.convert.ir import load_policy
+    from mcpgen.errors import GenerationError
+
+    with pytest.raises(GenerationError, match="unknown action 'keep'"):
+        load_policy('[members.audio]\naction = "keep"\n')
+    with pytest.raises(GenerationError, match="'map' needs 'to'"):
+        load_policy('[members.audio]\naction = "map"\n')

@@ -207,12 +207,12 @@ class Policy:
         """Whether losing ``owner.wire`` is refused instead of dropped."""
         return f"{owner}.{wire}" in self.refused or f"*.{wire}" in self.refused
 
-    def lost(self, tag: str, available: set[str]) -> LostIR:
-        """The policy for a member tagged ``tag`` the target lacks (default: drop)."""
+    def lost(self, tag: str) -> LostIR | None:
+        """The declared policy for a member tagged ``tag`` the target lacks, if any."""
         for key, found in self.members:
-            if key == tag and (found.action != "map" or found.to in available):
+            if key == tag:
                 return found
-        return LostIR("drop", reason="the target lacks this member and no rule maps it")
+        return None
 
     @property
     def rule_names(self) -> frozenset[str]:

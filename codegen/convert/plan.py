@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from ..diff.model import Action, Category, Diff, Effect
 from ..diff.shape import Shape
 from ..diff.views import FieldView, Surface
+from ..errors import GenerationError
 from .ir import (
     EachIR,
     LostIR,
@@ -30,9 +31,15 @@ from .ir import (
 )
 
 
-def plan_step(src: Surface, dst: Surface, diff: Diff, upgrade: bool, policy: Policy) -> StepIR:
-    """Plan converting values of ``src`` into ``dst`` (``upgrade``: ``src`` is the diff's old)."""
+def plan_step(
+    src: Surface, dst: Surface, diff: Diff, upgrade: bool, policy: Policy, used: set[str]
+) -> StepIR:
+    """Plan converting values of ``src`` into ``dst`` (``upgrade``: ``src`` is the diff's old).
+
+    Adds the declared rules it applied to ``used``.
+    """
     planner = _Planner(src, dst, diff, upgrade, policy)
+    planner.used = used
     targets = {m.method: m for m in dst.methods}
     methods: list[MethodRowsIR] = []
     for m in src.methods:
@@ -84,6 +91,8 @@ class _Planner:
     def __init__(self, src: Surface, dst: Surface, diff: Diff, upgrade: bool, policy: Policy):
         self.src, self.dst, self.diff, self.upgrade, self.policy = src, dst, diff, upgrade, policy
         self.rows: dict[str, _Row] = {}
+        self.used: set[str] = set()
+        """The declared rules this direction applied (``members.TAG``, ``fill.T.f``)."""
 
     # -- rows ------------------------------------------------------------------------------
 
@@ -126,6 +135,7 @@ class _Planner:
                     row.fill.append((wire, target.const))
                 elif filler is not None:
                     row.fill.append((wire, filler))
+                    self.used.add("fill")
                 else:
                     row.need.append(wire)
             if source is not None:
@@ -197,7 +207,7 @@ class _Planner:
         for name, (_, value) in sorted(st.items(), key=lambda kv: kv[1][1]):
             target = by_value.get(value)
             if target is None:
-                lost.append((value, self.policy.lost(value, set(by_value))))
+                lost.append((value, self.lost_member(value, dt, tag)))
                 continue
             walk = self.walk(Shape("ref", name), Shape("ref", target), seen)
             if walk is not None:
@@ -230,6 +240,36 @@ class _Planner:
             if walk is not None:
                 found.append((marks[0], walk))
         return OneOfIR("", tuple(found), ()) if found else None
+
+    def lost_member(self, value: str, targets: dict[str, tuple[str, str]], tag: str) -> LostIR:
+        """The policy for the member tagged ``value`` the target lacks, checked against it.
+
+        A ``map`` rule must name a member of the target union and write only fields that
+        member has, every field it requires among them: what the rule assumes is asserted.
+        """
+        rule = self.policy.lost(value)
+        if rule is None:
+            return LostIR("drop", reason="the target lacks this member and no rule maps it")
+        self.used.add(f"members.{value}")
+        if rule.action != "map":
+            return rule
+        by_value = {v: name for name, (_, v) in targets.items()}
+        member = by_value.get(rule.to)
+        where = f"schema/converters.toml: members.{value} (into {self.dst.label})"
+        if member is None:
+            raise GenerationError(f"{where}: the target union has no {rule.to!r} member")
+        fields = self.dst.type_map[member].field_map()
+        written = {name for name, _ in rule.fields}
+        if not written <= fields.keys():
+            unknown = ", ".join(sorted(written - fields.keys()))
+            raise GenerationError(f"{where}: {member} has no field {unknown}")
+        required = {w for w, f in fields.items() if f.required}
+        if not required <= written:
+            missing = ", ".join(sorted(required - written))
+            raise GenerationError(f"{where}: {member} requires {missing}; the rule omits it")
+        if dict(rule.fields).get(tag) != rule.to:
+            raise GenerationError(f"{where}: the rule must write {tag} = {rule.to!r}")
+        return rule
 
     # -- pruning ---------------------------------------------------------------------------
 
