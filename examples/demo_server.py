@@ -19,8 +19,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from generated.runtime import CapabilityError, HttpOptions, MCPError, run_http
 from generated.converters import every_revision
+from generated.runtime import CapabilityError, HttpOptions, MCPError, run_http
 from generated.v2025_11_25 import Server, ServerContext, Tools
 from generated.v2025_11_25 import types as t
 

@@ -1039,6 +1039,11 @@ CLIENTS: Final[dict[str, type[ClientBase[Any]]]] = {
 """The ``Client`` base of each revision a client can talk to through conversion."""
 
 
-async def connect(client: ClientBase[Any], transport: Transport) -> None:
-    """Connect ``client`` to a server of any revision in ``CLIENTS`` (converting as needed)."""
-    await connect_client(client, transport, CLIENTS, STEPS, ORDER)
+async def connect(
+    client: ClientBase[Any], transport: Transport, revision: str | None = None
+) -> None:
+    """Connect ``client`` to a server of any revision in ``CLIENTS`` (converting as needed).
+
+    ``revision``: propose that revision instead of the client's own, and accept only it.
+    """
+    await connect_client(client, transport, CLIENTS, STEPS, ORDER, revision=revision)

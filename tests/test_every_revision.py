@@ -316,3 +316,30 @@ async def newest_client_against_old_server() -> None:
 def test_newest_client_talks_to_an_old_server() -> None:
     """A client written for 2025-11-25 negotiates 2024-11-05 and sees only its own types."""
     asyncio.run(asyncio.wait_for(newest_client_against_old_server(), 60))
+
+
+# -- our own demo client (written for 2025-06-18) at every revision -----------------------------
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_demo_client_passes_at_every_revision(revision: str) -> None:
+    """``demo_client.py --revision REV``: every step passes, its checks follow the revision."""
+
+    async def run() -> tuple[int, str]:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(ROOT / "examples" / "demo_client.py"),
+            "--revision",
+            revision,
+            cwd=ROOT,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        out, _ = await asyncio.wait_for(proc.communicate(), 60)
+        assert proc.returncode is not None
+        return proc.returncode, out.decode()
+
+    code, out = asyncio.run(run())
+    assert code == 0, out
+    assert f"ok  protocol {revision} negotiated" in out
+    assert "== demo finished: every step behaved as expected" in out

@@ -187,6 +187,15 @@ def _notification(
     return on_notification
 
 
+def _progress(callback: Callable[[Any], Any], route: _Route) -> Callable[[Any], Any]:
+    """A progress callback of our revision, called with the peer's progress params."""
+
+    def converted(params: Any) -> Any:
+        return callback(_convert(route.up, params, route.inner.params))
+
+    return converted
+
+
 async def connect_client(
     client: ClientBase[Any],
     transport: Transport,
@@ -194,20 +203,22 @@ async def connect_client(
     steps: Steps,
     order: tuple[str, ...],
     describe_close: Callable[[], str] | None = None,
+    revision: str | None = None,
 ) -> None:
     """Connect ``client`` to a server of any revision in ``clients``, converting as needed.
 
-    ``client`` proposes its revision; a server that answers another one is spoken to through
-    a client of that revision: ``client``'s calls convert down and their results up, the
-    server's requests to ``client``'s handlers up and their results down.
+    ``client`` proposes its revision (or ``revision``, then only that one is accepted); a
+    server that answers another one is spoken to through a client of that revision:
+    ``client``'s calls convert down and their results up, the server's requests to
+    ``client``'s handlers up and their results down.
     """
     ours = (client.PROTOCOL_VERSION, client.METHODS)
     own = implemented_handlers(client, client.ROUTES)
     shadows: list[ClientBase[Any]] = []
-    for revision, cls in clients.items():
-        if revision == client.PROTOCOL_VERSION or revision not in order:
+    for other, cls in clients.items():
+        if other == client.PROTOCOL_VERSION or other not in order:
             continue
-        theirs = (revision, cls.METHODS)
+        theirs = (other, cls.METHODS)
         shadow = cls(name=client.name, version=client.version, timeout=client.timeout)
         for method, attr in cls.ROUTES.items():
             found = own.get(method)
@@ -219,7 +230,12 @@ async def connect_client(
             client, theirs, ours, steps, order
         )
         shadows.append(shadow)
-    chosen = await ClientBase.handshake(transport, [client, *shadows], describe_close)
+    candidates = [client, *shadows]
+    if revision is not None:
+        candidates = [c for c in candidates if revision == c.PROTOCOL_VERSION]
+        if not candidates:
+            raise ValueError(f"no client of revision {revision!r} to connect with")
+    chosen = await ClientBase.handshake(transport, candidates, describe_close)
     if chosen is client:
         return
     theirs = (chosen.PROTOCOL_VERSION, chosen.METHODS)
@@ -241,6 +257,8 @@ async def connect_client(
     client.their_capabilities = chosen.their_capabilities
     client.server_info, client.instructions = chosen.server_info, chosen.instructions
 
+    notes = _route(steps, order, "notifications/progress", theirs, ours, received=True)
+
     async def send(
         spec: MethodSpec[Any, Any], params: Any, timeout: float | None, progress: Any
     ) -> Any:
@@ -248,6 +266,8 @@ async def connect_client(
         if route is None:
             raise _missing(spec.method, chosen.protocol_version)
         out = _convert(route.down, params, route.outer.params)
+        if progress is not None and notes is not None:  # progress comes in our revision's type
+            progress = _progress(progress, notes)
         got = await chosen._send_request(  # pyright: ignore[reportPrivateUsage]
             route.outer, out, timeout, progress
         )
