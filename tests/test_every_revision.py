@@ -309,6 +309,11 @@ async def newest_client_against_old_server() -> None:
         assert len(asked) == 1
         with pytest.raises(Exception, match="does not exist in 2024-11-05"):
             await client.list_tasks()
+        with pytest.raises(Exception, match="does not exist in 2024-11-05"):
+            await client.notify_task_status(
+                created_at="now", last_updated_at="now", status="working", task_id="t", ttl=None
+            )
+        await client.ping()  # the connection is fine after both refusals
     finally:
         await client.close()
 

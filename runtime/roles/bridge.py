@@ -272,4 +272,12 @@ async def connect_client(
         )
         return _convert(route.up, got, route.inner.result)
 
+    async def notify(method: MethodSpec[Any, None], params: Any, *, related: bool = True) -> None:
+        route = sent.get(method.method)
+        if route is None:
+            raise _missing(method.method, chosen.protocol_version)
+        out = _convert(route.down, params, route.outer.params)
+        await chosen.notify(route.outer, out, related=related)
+
     client._send_request = send  # type: ignore[method-assign]
+    client.notify = notify  # type: ignore[method-assign]
