@@ -793,7 +793,7 @@ V2025_11_25_TO_V2026_07_28: Final = Step(
                 "io.modelcontextprotocol/protocolVersion",
             )
         ),
-        "PaginatedResult": Obj(need=("resultType",)),
+        "PaginatedResult": Obj(fill=(("resultType", "complete"),)),
         "ReadResourceRequest": Obj(inner=(("params", Ref("ReadResourceRequestParams")),)),
         "ReadResourceRequestParams": Obj(
             need=("_meta",),
@@ -824,7 +824,7 @@ V2025_11_25_TO_V2026_07_28: Final = Step(
                 "io.modelcontextprotocol/protocolVersion",
             )
         ),
-        "Result": Obj(need=("resultType",)),
+        "Result": Obj(fill=(("resultType", "complete"),)),
         "ServerCapabilities": Obj(drop=("tasks",)),
         "Tool": Obj(
             drop=("execution",),
