@@ -45,6 +45,7 @@ check: install node-tools
 bench: install
 	$(PY) bench/bench_codegen.py
 	$(PY) bench/bench_decode.py
+	$(PY) bench/bench_convert.py
 	$(PY) bench/bench_stdio.py
 	$(PY) bench/bench_http_server.py
 	$(PY) bench/bench_http.py
