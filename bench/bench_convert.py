@@ -30,6 +30,7 @@ from generated.v2025_11_25 import Client as NewClient  # noqa: E402
 from generated.v2025_11_25 import types as new  # noqa: E402
 
 SERVER = ROOT / "bench" / "peers" / "every_server.py"
+OLD_SERVER = ROOT / "bench" / "peers" / "old_server.py"
 CALLS = 2000
 ROUNDS = 3
 REPEAT = 2000
@@ -77,10 +78,10 @@ def per_message() -> None:
     )
 
 
-async def round_trips(client_cls: Any) -> tuple[float, float]:
+async def round_trips(client_cls: Any, server: Path = SERVER) -> tuple[float, float]:
     """Sequential tools/call round trips per second, and server CPU per call (us)."""
     client = client_cls(name="bench")
-    await client.connect_stdio(sys.executable, [str(SERVER)])
+    await client.connect_stdio(sys.executable, [str(server)])
     try:
         await client.call_tool(name="echo", arguments={"text": "warm"})
         cpu = ServerCPU()
@@ -96,20 +97,31 @@ async def round_trips(client_cls: Any) -> tuple[float, float]:
 
 
 async def stdio() -> None:
-    """An older client through the bridge next to a same-revision client."""
-    rounds = [(await round_trips(OldClient), await round_trips(NewClient)) for _ in range(ROUNDS)]
-    old_rate = statistics.median(r[0][0] for r in rounds)
-    new_rate = statistics.median(r[1][0] for r in rounds)
-    old_cpu = statistics.median(r[0][1] for r in rounds)
-    new_cpu = statistics.median(r[1][1] for r in rounds)
+    """An older client through the bridge, next to a same-revision client of the same server
+    and to the older client against a server written for its own revision (no conversion)."""
+    rounds = [
+        (
+            await round_trips(OldClient),
+            await round_trips(NewClient),
+            await round_trips(OldClient, OLD_SERVER),
+        )
+        for _ in range(ROUNDS)
+    ]
+    rate = [statistics.median(r[i][0] for r in rounds) for i in range(3)]
+    cpu = [statistics.median(r[i][1] for r in rounds) for i in range(3)]
     print(
-        f"stdio tools/call, sequential, server written for 2025-11-25: "
-        f"2024-11-05 client (converted) {old_rate:,.0f}/s, 2025-11-25 client {new_rate:,.0f}/s; "
-        f"conversion adds {(new_rate / old_rate - 1) * 100:+.1f}% to a round trip (time)"
+        f"stdio tools/call, sequential: 2024-11-05 client -> server written for 2025-11-25 "
+        f"(converted) {rate[0]:,.0f}/s; 2025-11-25 client, same server {rate[1]:,.0f}/s; "
+        f"2024-11-05 client -> server written for 2024-11-05 {rate[2]:,.0f}/s"
     )
     print(
-        f"  server CPU per call: converted {old_cpu:.1f} us, same revision {new_cpu:.1f} us; "
-        f"{(old_cpu / new_cpu - 1) * 100:+.1f}%"
+        f"  conversion adds {(rate[1] / rate[0] - 1) * 100:+.1f}% to a round trip against the "
+        f"same revision, {(rate[2] / rate[0] - 1) * 100:+.1f}% against the old revision served "
+        "natively (time)"
+    )
+    print(
+        f"  server CPU per call: converted {cpu[0]:.1f} us, same revision {cpu[1]:.1f} us, "
+        f"old revision natively {cpu[2]:.1f} us"
     )
 
 

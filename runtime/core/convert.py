@@ -140,19 +140,15 @@ def _compiled(step: Step, name: str) -> RowFn:
 def _row_fn(step: Step, row: Obj) -> RowFn:
     refuse, drop, fill, need = row.refuse, row.drop, row.fill, row.need
     inner = tuple((name, _walk_fn(step, walk)) for name, walk in row.inner)
+    if not (refuse or fill or need or inner):  # the most common row: members to leave out
+        return _drop_fn(drop)
+    checks = bool(refuse or fill or need)
 
     def apply(value: dict[str, Any]) -> None:
-        for name in refuse:
-            if name in value:
-                raise _Refused("the target lacks this member", f".{name}")
+        if checks:
+            _check(refuse, fill, need, value)
         for name in drop:
             value.pop(name, None)
-        for name, filler in fill:
-            if name not in value:
-                value[name] = filler
-        for name in need:
-            if name not in value:
-                raise _Refused("the target requires it; nothing provides it", f".{name}")
         for name, fn in inner:
             got = value.get(name, _DROPPED)
             if got is _DROPPED:
@@ -168,6 +164,41 @@ def _row_fn(step: Step, row: Obj) -> RowFn:
                 value[name] = out
 
     return apply
+
+
+def _drop_fn(drop: tuple[str, ...]) -> RowFn:
+    """A row that only leaves members out."""
+    if len(drop) == 1:
+        (only,) = drop
+
+        def drop_one(value: dict[str, Any]) -> None:
+            value.pop(only, None)
+
+        return drop_one
+
+    def drop_all(value: dict[str, Any]) -> None:
+        for name in drop:
+            value.pop(name, None)
+
+    return drop_all
+
+
+def _check(
+    refuse: tuple[str, ...],
+    fill: tuple[tuple[str, Any], ...],
+    need: tuple[str, ...],
+    value: dict[str, Any],
+) -> None:
+    """Refuse members the target may not lose, fill and check what it requires."""
+    for name in refuse:
+        if name in value:
+            raise _Refused("the target lacks this member", f".{name}")
+    for name, filler in fill:
+        if name not in value:
+            value[name] = filler
+    for name in need:
+        if name not in value:
+            raise _Refused("the target requires it; nothing provides it", f".{name}")
 
 
 def _walk_fn(step: Step, walk: Walk) -> Fn:
