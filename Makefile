@@ -46,6 +46,7 @@ bench: install
 	$(PY) bench/bench_codegen.py
 	$(PY) bench/bench_decode.py
 	$(PY) bench/bench_tolerant.py
+	$(PY) bench/bench_convert.py
 	$(PY) bench/bench_stdio.py
 	$(PY) bench/bench_http_server.py
 	$(PY) bench/bench_http.py

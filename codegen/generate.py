@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from . import __version__
@@ -48,7 +49,15 @@ def render(
         ir, found = build_ir(resolve(revision, schema_file))
         irs.append(ir)
         warnings.extend(found)
-    files = render_package(PackageIR(__version__, tuple(irs)))
+    from .convert.build import build_convert  # the diff it builds on imports this module
+
+    converters = None
+    if len(irs) > 1 and schema_file is None:
+        servers = tuple(
+            (ir.revision, ir.module) for ir in irs if any(n == "server.py" for _, n in ir.templates)
+        )
+        converters = replace(build_convert(revisions), servers=servers)
+    files = render_package(PackageIR(__version__, tuple(irs), converters))
     return files, warnings
 
 

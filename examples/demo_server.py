@@ -1,4 +1,4 @@
-"""A demo MCP server (revision 2025-06-18) that uses every server feature of its revision.
+"""A demo MCP server written once (revision 2025-11-25) and served to clients of every revision.
 
 Tools return text, images, audio, embedded resources, resource links and structured content;
 one fails, one reports progress and logs, one asks the client's model (sampling), one asks the
@@ -19,9 +19,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from generated.converters import every_revision
 from generated.runtime import CapabilityError, HttpOptions, MCPError, run_http
-from generated.v2025_06_18 import Server, ServerContext, Tools
-from generated.v2025_06_18 import types as t
+from generated.v2025_11_25 import Server, ServerContext, Tools
+from generated.v2025_11_25 import types as t
 
 RESOURCE_NOT_FOUND = -32002
 """The error code the spec gives an unknown resource URI."""
@@ -29,7 +30,7 @@ LOGO_PNG = (  # a 2x2 orange PNG
     "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR42mP438AARAwQCgAt7gX9Yz7BCwAAAABJRU5ErkJggg=="
 )
 BEEP_WAV = "UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YRAAAACAyIA4gMiAOIDIgDiAyIA4"
-README = "# Demo\n\nThis server shows every MCP 2025-06-18 server feature.\n"
+README = "# Demo\n\nThis server shows every MCP server feature, to clients of every revision.\n"
 NOTE_TEMPLATE = "demo://notes/{id}"
 
 # One process serves one stdio client, so the demo keeps its state in module globals.
@@ -185,7 +186,7 @@ async def summarize(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResul
 )
 async def book_table(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
     """Ask the user for details (``elicitation/create``) with a requested schema."""
-    schema = t.ElicitRequestParamsRequestedSchema(
+    schema = t.ElicitRequestFormParamsRequestedSchema(
         properties={
             "name": t.StringSchema(title="Name", min_length=1),
             "guests": t.NumberSchema(type="integer", minimum=1, maximum=12),
@@ -194,7 +195,8 @@ async def book_table(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResu
         required=["name", "guests"],
     )
     try:
-        reply = await ctx.elicit(message="Who is the table for?", requested_schema=schema)
+        ask = t.ElicitRequestFormParams(message="Who is the table for?", requested_schema=schema)
+        reply = await ctx.elicit(params=ask)
     except CapabilityError as exc:
         return failure(str(exc))
     if reply.action != "accept" or not isinstance(reply.content, dict):
@@ -290,7 +292,7 @@ class DemoServer(Server):
     instructions = "A demo of every MCP server feature. Try the `count` tool."
 
     async def list_tools(
-        self, params: t.ListToolsRequestParams | None, ctx: ServerContext
+        self, params: t.PaginatedRequestParams | None, ctx: ServerContext
     ) -> t.ListToolsResult:
         """Every tool of ``tools``."""
         return t.ListToolsResult(tools=tools.definitions())
@@ -302,13 +304,13 @@ class DemoServer(Server):
         return await tools.call(params, ctx)
 
     async def list_resources(
-        self, params: t.ListResourcesRequestParams | None, ctx: ServerContext
+        self, params: t.PaginatedRequestParams | None, ctx: ServerContext
     ) -> t.ListResourcesResult:
         """The static resources (notes are reached through the template)."""
         return t.ListResourcesResult(resources=RESOURCES)
 
     async def list_resource_templates(
-        self, params: t.ListResourceTemplatesRequestParams | None, ctx: ServerContext
+        self, params: t.PaginatedRequestParams | None, ctx: ServerContext
     ) -> t.ListResourceTemplatesResult:
         """The note template."""
         return t.ListResourceTemplatesResult(resource_templates=TEMPLATES)
@@ -335,7 +337,7 @@ class DemoServer(Server):
         return {}
 
     async def list_prompts(
-        self, params: t.ListPromptsRequestParams | None, ctx: ServerContext
+        self, params: t.PaginatedRequestParams | None, ctx: ServerContext
     ) -> t.ListPromptsResult:
         """The prompts."""
         return t.ListPromptsResult(prompts=PROMPTS)
@@ -400,9 +402,10 @@ def main(argv: list[str] | None = None) -> None:
         if args.http:
             host, _, port = args.http.rpartition(":")
             options = HttpOptions(json_response=args.json, stateless=args.stateless)
-            run_http(DemoServer(), host or "127.0.0.1", int(port), options)
+            run_http(every_revision(DemoServer()), host or "127.0.0.1", int(port), options)
         else:
-            DemoServer().run_stdio()
+            server, *adapters = every_revision(DemoServer())
+            server.run_stdio(*adapters)
 
 
 if __name__ == "__main__":

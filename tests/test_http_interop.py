@@ -93,7 +93,8 @@ async def sdk(url: str, legacy: bool = False) -> AsyncIterator[tuple[ClientSessi
         ) as session,
     ):
         init = await session.initialize()
-        assert init.protocol_version == "2025-06-18"
+        # The SDK proposes its newest revision; the demo serves every revision, so it is kept.
+        assert init.protocol_version == "2025-11-25"
         assert init.server_info.name == "mcpgen-demo"
         yield session, recorder
 

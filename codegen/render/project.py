@@ -16,6 +16,7 @@ import jinja2
 from black.mode import TargetVersion
 from black.parsing import InvalidInput
 
+from ..convert.ir import ConvertIR
 from ..errors import GenerationError
 from ..parser.ir import RevisionIR
 from ..pins import requirement_files
@@ -32,6 +33,8 @@ class PackageIR:
 
     generator_version: str
     revisions: tuple[RevisionIR, ...]
+    converters: ConvertIR | None = None
+    """The converters between the revisions (``converters.py``), when there are several."""
 
 
 def _environment() -> jinja2.Environment:
@@ -91,6 +94,10 @@ def render_package(pkg: PackageIR) -> dict[str, str]:
         "__init__.py": env.get_template("package_init.py.jinja").render(pkg=pkg),
         "runtime.py": env.get_template("runtime.py.jinja").render(pkg=pkg),
     }
+    if pkg.converters is not None:
+        files["converters.py"] = env.get_template("converters.py.jinja").render(
+            conv=pkg.converters, conv_version=pkg.generator_version
+        )
     for rev in pkg.revisions:
         for template, name in rev.templates:
             files[f"{rev.module}/{name}"] = env.get_template(template).render(

@@ -107,3 +107,14 @@ class MissingDependency(ImportError):
         )
         self.package = package
         self.extra = extra
+
+
+class ConversionError(MCPError):
+    """A value cannot be converted to another revision: it names the member and the reason.
+
+    An ``MCPError`` (internal error), so a handler's result that an older client cannot take
+    is answered as an error response instead of ending the session.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(INTERNAL_ERROR, message)

@@ -1,0 +1,31 @@
+"""Build the converter IR of a package: diff each neighbouring pair, plan both ways."""
+
+from __future__ import annotations
+
+import itertools
+
+from ..diff import compare, load_surface
+from ..errors import GenerationError
+from ..generate import known_revisions
+from .ir import ConvertIR, Policy, StepIR, load_policy
+from .plan import plan_step
+
+
+def build_convert(revisions: list[str], policy: Policy | None = None) -> ConvertIR:
+    """Plan every step between neighbouring ``revisions`` (oldest first), both ways."""
+    policy = policy if policy is not None else load_policy()
+    surfaces = [load_surface(rev) for rev in revisions]
+    steps: list[StepIR] = []
+    used: set[str] = set()
+    for old, new in itertools.pairwise(surfaces):
+        diff = compare(old, new, policy.rule_names)
+        steps.append(plan_step(old, new, diff, True, policy, used))
+        steps.append(plan_step(new, old, diff, False, policy, used))
+    stale = [f"members.{tag}" for tag, _ in policy.members if f"members.{tag}" not in used]
+    if policy.fills and "fill" not in used:
+        stale.append("[fill]")
+    if stale and len(revisions) == len(known_revisions()):
+        raise GenerationError(
+            f"schema/converters.toml: {', '.join(stale)} applies to no pair of revisions; remove it"
+        )
+    return ConvertIR(tuple(revisions), tuple(steps), tuple(s.sha256 for s in surfaces))
