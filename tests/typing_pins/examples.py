@@ -103,9 +103,9 @@ def check_json_value(value: t26.JSONObject) -> None:
     reveal_type(inner)  # assert "Any" not in typ and "str" in typ
 
 
-def check_refusals(client: Client, value: t26.JSONObject) -> None:
+async def check_refusals(client: Client, value: t26.JSONObject) -> None:
     """What the types refuse."""
-    client.call_tool()  # expect-error
+    await client.call_tool()  # expect-error
     bad: t26.JSONObject = {"a": object()}  # expect-error
     del bad
     none_inside: t26.JSONValue = [None]  # expect-error
@@ -128,9 +128,9 @@ async def check_task_calls(client: Client, ctx: ServerContext) -> None:
     reveal_type(sampled)  # assert typ.endswith("CreateMessageResult")
 
 
-def check_task_refusals(client: Client) -> None:
+async def check_task_refusals(client: Client) -> None:
     """A call as a task needs its ``task``."""
-    client.call_tool_as_task(name="slow")  # expect-error
+    await client.call_tool_as_task(name="slow")  # expect-error
 
 
 async def check_2026_07_28_client(client: Client26, transport: Transport) -> None:
