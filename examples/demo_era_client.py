@@ -19,10 +19,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from generated._runtime.roles.modern_client import connect_auto
-from generated._runtime.transports.http.client import connect_http
-from generated._runtime.transports.http.modern_client import connect_http_auto
-from generated._runtime.transports.stdio import spawn_server
+from generated.runtime import connect_auto, connect_http, connect_http_auto, spawn_server
 from generated.v2025_11_25 import Client as LegacyClient
 from generated.v2025_11_25 import types as t25
 from generated.v2026_07_28 import Client

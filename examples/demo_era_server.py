@@ -16,8 +16,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from generated._runtime.roles.mrtr import ask
-from generated._runtime.transports.http.server import run_http
+from generated.runtime import ask, run_http
 from generated.v2025_11_25 import Server as LegacyServer
 from generated.v2025_11_25 import types as t25
 from generated.v2026_07_28 import Server
@@ -25,7 +24,6 @@ from generated.v2026_07_28 import types as t
 
 GUESTBOOK: list[str] = []
 EXTRA_TOOLS: list[str] = []
-NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 
 
 async def sign_guestbook(ctx: Any, elicit_params: Any) -> str:
@@ -66,7 +64,7 @@ class DemoServer(Server):
             form = t.ElicitRequestFormParams(
                 message="Your name for the guestbook?",
                 requested_schema=t.ElicitRequestFormParamsRequestedSchema(
-                    properties=NAME_SCHEMA["properties"], required=["name"]
+                    properties={"name": t.StringSchema()}, required=["name"]
                 ),
             )
             return t.CallToolResult(content=[t.TextContent(text=await sign_guestbook(ctx, form))])
@@ -97,7 +95,7 @@ class DemoLegacyServer(LegacyServer):
             form = t25.ElicitRequestFormParams(
                 message="Your name for the guestbook?",
                 requested_schema=t25.ElicitRequestFormParamsRequestedSchema(
-                    properties=NAME_SCHEMA["properties"], required=["name"]
+                    properties={"name": t25.StringSchema()}, required=["name"]
                 ),
             )
             return t25.CallToolResult(

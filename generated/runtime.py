@@ -7,8 +7,10 @@ here: errors, transports, multi-revision negotiation and the codec. ``_runtime``
 implementation behind it and may change without notice.
 
 The HTTP names (``McpHttpApp``, ``HttpOptions``, ``serve_http``, ``run_http``,
-``connect_http``, ``MemoryEventStore``) load on first use and need the ``[http]`` extra:
-a server never imports the HTTP client library, and a stdio program imports neither.
+``connect_http``, ``connect_http_auto``, ``MemoryEventStore``) load on first use and need the
+``[http]`` extra: a server never imports the HTTP client library, and a stdio program imports
+neither. The 2026-07-28 names (``connect_auto``, ``listen``, ``ask``, ``cache_hints`` ...) load
+on first use too.
 """
 
 from __future__ import annotations
@@ -50,18 +52,31 @@ from ._runtime.transports.memory import memory_pair
 from ._runtime.transports.stdio import spawn_server, stdio_server
 
 if TYPE_CHECKING:
+    from ._runtime.roles.modern import CacheScope, cache_hints
+    from ._runtime.roles.modern_client import LegacyServer, Subscription, connect_auto, listen
+    from ._runtime.roles.mrtr import ask
     from ._runtime.transports.http.client import connect_http
+    from ._runtime.transports.http.modern_client import connect_http_auto, connect_http_modern
     from ._runtime.transports.http.server import HttpOptions, McpHttpApp, run_http, serve_http
     from ._runtime.transports.http.session import EventStore, MemoryEventStore
 
-_HTTP = {
-    "connect_http": "client",
-    "HttpOptions": "server",
-    "McpHttpApp": "server",
-    "run_http": "server",
-    "serve_http": "server",
-    "EventStore": "session",
-    "MemoryEventStore": "session",
+_LAZY = {
+    "connect_http": "transports.http.client",
+    "HttpOptions": "transports.http.server",
+    "McpHttpApp": "transports.http.server",
+    "run_http": "transports.http.server",
+    "serve_http": "transports.http.server",
+    "EventStore": "transports.http.session",
+    "MemoryEventStore": "transports.http.session",
+    "connect_http_auto": "transports.http.modern_client",
+    "connect_http_modern": "transports.http.modern_client",
+    "CacheScope": "roles.modern",
+    "cache_hints": "roles.modern",
+    "LegacyServer": "roles.modern_client",
+    "Subscription": "roles.modern_client",
+    "connect_auto": "roles.modern_client",
+    "listen": "roles.modern_client",
+    "ask": "roles.mrtr",
 }
 
 __all__ = [
@@ -72,6 +87,7 @@ __all__ = [
     "METHOD_NOT_FOUND",
     "PARSE_ERROR",
     "App",
+    "CacheScope",
     "CapabilityError",
     "ClientBase",
     "ConnectionClosed",
@@ -80,6 +96,7 @@ __all__ = [
     "EventStore",
     "HttpOptions",
     "InMemoryTaskStore",
+    "LegacyServer",
     "LocalProtocolError",
     "MCPError",
     "McpHttpApp",
@@ -92,6 +109,7 @@ __all__ = [
     "RequestTimeout",
     "ServerBase",
     "SessionExpired",
+    "Subscription",
     "TaskRecord",
     "TaskSpec",
     "TaskStore",
@@ -99,13 +117,19 @@ __all__ = [
     "Transport",
     "Unknown",
     "UnsupportedVersion",
+    "ask",
+    "cache_hints",
     "connect_any",
+    "connect_auto",
     "connect_http",
+    "connect_http_auto",
+    "connect_http_modern",
     "convert",
     "dec_hook",
     "decode",
     "encode",
     "extras",
+    "listen",
     "memory_pair",
     "poll_task",
     "run_http",
@@ -117,10 +141,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """Load the HTTP transport on first use of one of its names."""
-    module = _HTTP.get(name)
+    """Load the HTTP transport or the 2026-07-28 client on first use of one of its names."""
+    module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(
-        importlib.import_module(f"._runtime.transports.http.{module}", __package__), name
-    )
+    return getattr(importlib.import_module(f"._runtime.{module}", __package__), name)

@@ -25,6 +25,13 @@ def test_the_face_hands_out_the_runtime_objects_themselves() -> None:
     assert face.run_http.__module__.endswith("transports.http.server")
 
 
+def printed_lines(code: str) -> list[str]:
+    """The lines a fresh interpreter prints running ``code``."""
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split("\n")
+
+
 def test_importing_the_face_loads_no_http_library() -> None:
     code = (
         "import sys, generated.runtime as r\n"
@@ -33,7 +40,23 @@ def test_importing_the_face_loads_no_http_library() -> None:
         "r.HttpOptions\n"
         "print(sorted(m for m in ('aiohttp', 'uvicorn') if m in sys.modules))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout.split("\n")
+    out = printed_lines(code)
     assert out[:2] == ["[]", "[]"]  # a server (HttpOptions) does not load the client library
+
+
+def test_the_2026_07_28_entry_points_are_on_the_face_and_load_lazily() -> None:
+    from generated._runtime.roles import modern, modern_client, mrtr
+
+    assert face.connect_auto is modern_client.connect_auto
+    assert face.listen is modern_client.listen
+    assert face.ask is mrtr.ask
+    assert face.cache_hints is modern.cache_hints
+    assert face.connect_http_auto.__module__.endswith("transports.http.modern_client")
+    code = (
+        "import sys, generated.runtime as r\n"
+        "print(sorted(m for m in sys.modules if m.endswith(('modern_client', 'mrtr'))))\n"
+        "r.connect_auto, r.ask\n"
+        "print('aiohttp' in sys.modules)\n"
+    )
+    out = printed_lines(code)
+    assert out[:2] == ["[]", "False"]  # a stdio client in auto mode loads no HTTP library

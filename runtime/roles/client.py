@@ -144,12 +144,16 @@ class ClientBase(Connection, Generic[InitT]):
             from .modern_client import StreamChannel, connect_modern
 
             found = await connect_modern(self, StreamChannel(transport, self.on_notification))
-            result: InitT = convert(found, self.METHODS["server/discover"].result)
-            self.initialize_result = result
-            return result
+            return self.adopt_discover(found)
         await connect_any(transport, [self], describe_close)
         assert self.initialize_result is not None
         return self.initialize_result
+
+    def adopt_discover(self, found: Mapping[str, Any]) -> InitT:
+        """Keep a 2026-07-28 ``server/discover`` result, typed, as this client's connect result."""
+        result: InitT = convert(found, self.METHODS["server/discover"].result)
+        self.initialize_result = result
+        return result
 
     async def _finish(self, result: InitT) -> None:
         """Adopt the server's initialize result and send ``notifications/initialized``."""

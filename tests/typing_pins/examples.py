@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from typing import reveal_type
 
+from generated.runtime import Transport, listen
 from generated.v2025_11_25 import Client, Server, ServerContext
 from generated.v2025_11_25 import methods as m
 from generated.v2025_11_25 import types as t
+from generated.v2026_07_28 import Client as Client26
+from generated.v2026_07_28 import Server as Server26
+from generated.v2026_07_28 import ServerContext as Context26
 from generated.v2026_07_28 import types as t26
 
 
@@ -99,9 +103,9 @@ def check_json_value(value: t26.JSONObject) -> None:
     reveal_type(inner)  # assert "Any" not in typ and "str" in typ
 
 
-def check_refusals(client: Client, value: t26.JSONObject) -> None:
+async def check_refusals(client: Client, value: t26.JSONObject) -> None:
     """What the types refuse."""
-    client.call_tool()  # expect-error
+    await client.call_tool()  # expect-error
     bad: t26.JSONObject = {"a": object()}  # expect-error
     del bad
     none_inside: t26.JSONValue = [None]  # expect-error
@@ -124,6 +128,48 @@ async def check_task_calls(client: Client, ctx: ServerContext) -> None:
     reveal_type(sampled)  # assert typ.endswith("CreateMessageResult")
 
 
-def check_task_refusals(client: Client) -> None:
+async def check_task_refusals(client: Client) -> None:
     """A call as a task needs its ``task``."""
-    client.call_tool_as_task(name="slow")  # expect-error
+    await client.call_tool_as_task(name="slow")  # expect-error
+
+
+async def check_2026_07_28_client(client: Client26, transport: Transport) -> None:
+    """A 2026-07-28 client: ``connect`` answers DiscoverResult, calls their own results."""
+    found = await client.connect(transport)
+    reveal_type(found)  # assert typ.endswith("DiscoverResult")
+    reveal_type(found.supported_versions)  # assert "list[" in typ and "str" in typ
+    reveal_type(await client.connect_stdio("server"))  # assert typ.endswith("DiscoverResult")
+    result = await client.call_tool(name="greet", arguments={"q": "x"})
+    reveal_type(result)  # assert typ.endswith("CallToolResult") and "InputRequired" not in typ
+    reveal_type(result.content)  # assert "list[" in typ and "TextContent" in typ
+    tools = await client.list_tools()
+    reveal_type(tools.ttl_ms)  # assert "int" in typ and "UnsetType" in typ
+    reveal_type(tools.cache_scope)  # assert "public" in typ and "private" in typ
+    async with listen(client, toolsListChanged=True) as changes:
+        reveal_type(changes)  # assert typ.endswith("Subscription")
+        async for method, _params in changes:
+            reveal_type(method)  # assert typ == "str" or typ == "builtins.str"
+
+
+class MyServer26(Server26):
+    """A 2026-07-28 server: the same handler signatures, MRTR behind ``ctx.elicit``."""
+
+    async def call_tool(
+        self, params: t26.CallToolRequestParams, ctx: Context26
+    ) -> t26.CallToolResult:
+        """Answer tools/call, asking the user first."""
+        reveal_type(params)  # assert typ.endswith("CallToolRequestParams")
+        reveal_type(params.request_state)  # assert "str" in typ and "UnsetType" in typ
+        reveal_type(ctx)  # assert typ.endswith("ServerContext")
+        schema = t26.ElicitRequestFormParamsRequestedSchema(properties={})
+        form = t26.ElicitRequestFormParams(message="Name?", requested_schema=schema)
+        answer = await ctx.elicit(params=form)
+        reveal_type(answer)  # assert typ.endswith("ElicitResult")
+        return t26.CallToolResult(content=[])
+
+
+async def check_2026_07_28_refusals(client: Client26, ctx: Context26) -> None:
+    """What the 2026-07-28 types refuse (awaited: an unawaited call is refused on its own)."""
+    await client.call_tool(name="x", request_state=1)  # expect-error
+    await client.initialize()  # expect-error
+    await ctx.elicit()  # expect-error

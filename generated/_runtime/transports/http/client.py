@@ -362,7 +362,13 @@ async def connect_http(
     ``legacy=True`` speaks the 2024-11-05 HTTP+SSE transport directly; otherwise Streamable
     HTTP, falling back to HTTP+SSE when the server refuses the initialize POST with a 4xx.
     ``options`` go to the transport (``headers``, ``auth_token``, ``http_client``, ``timeout``).
+    A 2026-07-28 client probes ``server/discover`` (one POST per request, its headers) instead.
     """
+    if "initialize" not in client.METHODS:
+        from .modern_client import connect_http_modern
+
+        found = await connect_http_modern(client, url, headers=options.get("headers"))
+        return client.adopt_discover(found)
     transport: StreamableHTTPTransport | LegacySSETransport
     if legacy:
         transport = LegacySSETransport(url, **options)
