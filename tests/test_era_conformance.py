@@ -191,3 +191,20 @@ def test_conformance_client_scenario(scenario: str, tmp_path: Path) -> None:
     """The harness's server checks our fixture client (``tests/era_fixture_client.py``)."""
     command = f"{sys.executable} -m tests.era_fixture_client"
     run_harness("client", ["--command", command], scenario, tmp_path)
+
+
+LEGACY_CLIENT_SCENARIOS = [
+    ("initialize", "2025-11-25"),
+    ("initialize", "2025-06-18"),
+    ("tools_call", "2025-11-25"),
+    ("tools_call", "2025-06-18"),
+    ("elicitation-sep1034-client-defaults", "2025-11-25"),
+    ("sse-retry", "2025-11-25"),
+]
+
+
+@pytest.mark.parametrize(("scenario", "version"), LEGACY_CLIENT_SCENARIOS)
+def test_initialize_era_client_scenario(scenario: str, version: str, tmp_path: Path) -> None:
+    """The harness's initialize-era server checks our fixture client (auto mode falls back)."""
+    command = f"{sys.executable} -m tests.era_fixture_client"
+    run_harness("client", ["--command", command], scenario, tmp_path, version)
