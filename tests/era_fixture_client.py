@@ -1,4 +1,4 @@
-"""The conformance harness's 2026-07-28 fixture client, written on the generated package's API.
+"""The conformance harness's fixture client for both eras, written on the generated package's API.
 
 ``python -m tests.era_fixture_client URL``: connects in auto mode, lists and calls the tools
 (with the arguments ``MCP_CONFORMANCE_CONTEXT`` names, if any), reads every resource and gets
@@ -14,21 +14,33 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from generated._runtime.roles.peer import MCPError
 from generated._runtime.transports.http.modern_client import connect_http_auto
 from generated.v2025_11_25 import Client as LegacyClient
+from generated.v2025_11_25 import types as t25
 from generated.v2026_07_28 import Client
 from generated.v2026_07_28 import types as t
+
+
+def accepted(params: Any) -> dict[str, Any]:
+    """The content of an accepting answer: confirmed, with every default the form names
+    (a client applies the defaults of fields the user leaves alone, SEP-1034)."""
+    schema = msgspec.to_builtins(getattr(params, "requested_schema", None)) or {}
+    fields = schema.get("properties", {})
+    defaults = {name: field["default"] for name, field in fields.items() if "default" in field}
+    return {"confirmed": True, **defaults}
 
 
 class FixtureClient(Client):
     """Answers every input request positively."""
 
     async def on_elicit(self, params: Any, ctx: Any) -> t.ElicitResult:
-        """Accept, confirming."""
-        return t.ElicitResult(action="accept", content={"confirmed": True})
+        """Accept, confirming, with the form's defaults."""
+        return t.ElicitResult(action="accept", content=accepted(params))
 
     async def on_create_message(self, params: Any, ctx: Any) -> t.CreateMessageResult:
         """A fixed model answer."""
@@ -37,6 +49,14 @@ class FixtureClient(Client):
     async def on_list_roots(self, params: Any, ctx: Any) -> t.ListRootsResult:
         """One root."""
         return t.ListRootsResult(roots=[t.Root(uri="file:///tmp")])
+
+
+class FixtureLegacyClient(LegacyClient):
+    """The initialize-era side: accepts elicitations the same way."""
+
+    async def on_elicit(self, params: Any, ctx: Any) -> t25.ElicitResult:
+        """Accept, confirming, with the form's defaults."""
+        return t25.ElicitResult(action="accept", content=accepted(params))
 
 
 SAMPLES: dict[str, Any] = {"number": 2, "integer": 3, "string": "x", "boolean": True}
@@ -52,7 +72,7 @@ def sample(schema: Any) -> dict[str, Any]:
 async def main(url: str) -> int:
     """Exercise the server at ``url``."""
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
-    client: Any = await connect_http_auto(FixtureClient(), [LegacyClient()], url)
+    client: Any = await connect_http_auto(FixtureClient(), [FixtureLegacyClient()], url)
     try:
         calls = context.get("toolCalls")
         tools = (await client.list_tools()).tools

@@ -1,4 +1,4 @@
-"""The conformance harness's 2026-07-28 fixture server (dual-era: a 2025-11-25 server beside it).
+"""The conformance harness's fixture server for both eras (2026-07-28 and the initialize era).
 
 Carries the tools, prompts and resources the harness's scenario descriptions name (``test_*``,
 ``test://...``). Run: ``python -m tests.era_fixture_server PORT`` (Streamable HTTP on
@@ -12,8 +12,11 @@ import base64
 import re
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
+import msgspec
+
+from generated._runtime.core.codec import convert
 from generated._runtime.roles.mrtr import ask
 from generated.v2025_11_25 import Server as LegacyServerBase
 from generated.v2025_11_25 import ServerContext as LegacyContext
@@ -53,6 +56,7 @@ JSON_SCHEMA_2020 = {
     "additionalProperties": False,
 }
 
+R = TypeVar("R")
 Handler = Callable[[dict[str, Any], ServerContext], Awaitable[t.CallToolResult]]
 
 
@@ -180,6 +184,80 @@ async def trigger_prompts(args: dict[str, Any], ctx: ServerContext) -> t.CallToo
     return text("prompts changed")
 
 
+async def legacy_sampling(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+    answer = await ask(ctx, "sampling/createMessage", question(str(args.get("prompt", ""))))
+    return text(f"LLM response: {getattr(answer.content, 'text', '')}")
+
+
+async def legacy_elicitation(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+    schema = {
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"},
+        },
+        "required": ["username", "email"],
+    }
+    answer = await ask(ctx, "elicitation/create", form(str(args.get("message", "")), schema))
+    return text(f"User response: action={answer.action}, content={answer.content}")
+
+
+SEP1034_SCHEMA = {
+    "properties": {
+        "name": {"type": "string", "default": "John Doe"},
+        "age": {"type": "integer", "default": 30},
+        "score": {"type": "number", "default": 95.5},
+        "status": {
+            "type": "string",
+            "enum": ["active", "inactive", "pending"],
+            "default": "active",
+        },
+        "verified": {"type": "boolean", "default": True},
+    },
+}
+SEP1330_SCHEMA = {
+    "properties": {
+        "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        "titledSingle": {
+            "type": "string",
+            "oneOf": [
+                {"const": "value1", "title": "First Option"},
+                {"const": "value2", "title": "Second Option"},
+                {"const": "value3", "title": "Third Option"},
+            ],
+        },
+        "legacyEnum": {
+            "type": "string",
+            "enum": ["opt1", "opt2", "opt3"],
+            "enumNames": ["Option One", "Option Two", "Option Three"],
+        },
+        "untitledMulti": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        },
+        "titledMulti": {
+            "type": "array",
+            "items": {
+                "anyOf": [
+                    {"const": "value1", "title": "First Choice"},
+                    {"const": "value2", "title": "Second Choice"},
+                    {"const": "value3", "title": "Third Choice"},
+                ]
+            },
+        },
+    },
+}
+
+
+def elicit_with(schema: dict[str, Any]) -> Handler:
+    """A tool that elicits with ``schema`` and reports the answer."""
+
+    async def tool(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+        answer = await ask(ctx, "elicitation/create", form("Please fill in the form", schema))
+        return text(f"Elicitation completed: action={answer.action}, content={answer.content}")
+
+    return tool
+
+
 async def fixed(result: t.CallToolResult) -> t.CallToolResult:
     return result
 
@@ -251,6 +329,17 @@ TOOLS: dict[str, tuple[dict[str, Any], Handler]] = {
     "test_logging_tool": ({}, logging_tool),
     "test_missing_capability": ({}, needs_sampling),
     "test_streaming_elicitation": ({}, elicit_name),
+    "test_sampling": (
+        {"type": "object", "properties": {"prompt": {"type": "string"}}, "required": ["prompt"]},
+        legacy_sampling,
+    ),
+    "test_elicitation": (
+        {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]},
+        legacy_elicitation,
+    ),
+    "test_elicitation_sep1034_defaults": ({}, elicit_with(SEP1034_SCHEMA)),
+    "test_elicitation_sep1330_enums": ({}, elicit_with(SEP1330_SCHEMA)),
+    "test_reconnection": ({}, lambda a, c: fixed(text("Reconnection test completed"))),
     "test_trigger_tool_change": ({}, trigger_tools),
     "test_trigger_prompt_change": ({}, trigger_prompts),
     "test_input_required_result_elicitation": ({}, elicit_name),
@@ -473,14 +562,77 @@ class EchoLegacy(LegacyServerBase):
         return t25.CallToolResult(content=[t25.TextContent(text=f"legacy {params.name}")])
 
 
+def in_era(result: Any, kind: type[R]) -> R:
+    """A 2026-07-28 result as the 2025-11-25 type ``kind`` (fields of the newer era dropped)."""
+    known = {field.encode_name for field in msgspec.structs.fields(kind)}
+    raw = msgspec.to_builtins(result)
+    return convert({k: v for k, v in raw.items() if k in known}, kind)
+
+
+class FixtureLegacy(LegacyServerBase):
+    """The harness's fixture server for the initialize era (2025-11-25 and what it negotiates
+    down to): the same handlers as ``FixtureServer``, their results in this revision's types."""
+
+    name = "mcpgen-conformance-fixture"
+    version = "1.0.0"
+    list_changed = frozenset({"tools", "prompts"})
+    modern = FixtureServer()
+
+    async def list_tools(self, params: Any, ctx: LegacyContext) -> t25.ListToolsResult:
+        return in_era(await self.modern.list_tools(params, ctx), t25.ListToolsResult)
+
+    async def call_tool(
+        self, params: t25.CallToolRequestParams, ctx: LegacyContext
+    ) -> t25.CallToolResult:
+        return in_era(await self.modern.call_tool(params, ctx), t25.CallToolResult)
+
+    async def list_prompts(self, params: Any, ctx: LegacyContext) -> t25.ListPromptsResult:
+        return in_era(await self.modern.list_prompts(params, ctx), t25.ListPromptsResult)
+
+    async def get_prompt(
+        self, params: t25.GetPromptRequestParams, ctx: LegacyContext
+    ) -> t25.GetPromptResult:
+        return in_era(await self.modern.get_prompt(params, ctx), t25.GetPromptResult)
+
+    async def list_resources(self, params: Any, ctx: LegacyContext) -> t25.ListResourcesResult:
+        return in_era(await self.modern.list_resources(params, ctx), t25.ListResourcesResult)
+
+    async def list_resource_templates(
+        self, params: Any, ctx: LegacyContext
+    ) -> t25.ListResourceTemplatesResult:
+        result = await self.modern.list_resource_templates(params, ctx)
+        return in_era(result, t25.ListResourceTemplatesResult)
+
+    async def read_resource(
+        self, params: t25.ReadResourceRequestParams, ctx: LegacyContext
+    ) -> t25.ReadResourceResult:
+        return in_era(await self.modern.read_resource(params, ctx), t25.ReadResourceResult)
+
+    async def complete(
+        self, params: t25.CompleteRequestParams, ctx: LegacyContext
+    ) -> t25.CompleteResult:
+        return in_era(await self.modern.complete(params, ctx), t25.CompleteResult)
+
+    async def subscribe(
+        self, params: t25.SubscribeRequestParams, ctx: LegacyContext
+    ) -> t25.EmptyResult:
+        return t25.EmptyResult()
+
+    async def unsubscribe(
+        self, params: t25.UnsubscribeRequestParams, ctx: LegacyContext
+    ) -> t25.EmptyResult:
+        return t25.EmptyResult()
+
+
 def main() -> None:
     """Serve the fixture over HTTP (port argument) or stdio."""
-    from generated._runtime.transports.http.server import run_http
+    from generated._runtime.transports.http.server import HttpOptions, run_http
 
     if sys.argv[1:] == ["stdio"]:
-        FixtureServer().run_stdio(EchoLegacy())
+        FixtureServer().run_stdio(FixtureLegacy())
     else:
-        run_http([FixtureServer(), EchoLegacy()], port=int(sys.argv[1]))
+        options = HttpOptions(sse_retry_ms=1000)
+        run_http([FixtureServer(), FixtureLegacy()], port=int(sys.argv[1]), options=options)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The official conformance harness against the 2026-07-28 fixture server (Streamable HTTP).
+"""The official conformance harness against the dual-era fixture server (Streamable HTTP).
 
 One fixture server process (``tests/era_fixture_server.py``) serves the whole module; each
 scenario is one ``conformance server`` run whose ``checks.json`` must hold no FAILURE and no
@@ -20,26 +20,7 @@ import pytest
 from tests.node_tools import node_env, node_tool
 
 ROOT = Path(__file__).resolve().parent.parent
-SCENARIOS = [
-    "server-stateless",
-    "caching",
-    "http-header-validation",
-    "http-custom-header-server-validation",
-    "sep-2164-resource-not-found",
-    "input-required-result-basic-elicitation",
-    "input-required-result-basic-sampling",
-    "input-required-result-basic-list-roots",
-    "input-required-result-request-state",
-    "input-required-result-multiple-input-requests",
-    "input-required-result-multi-round",
-    "input-required-result-missing-input-response",
-    "input-required-result-non-tool-request",
-    "input-required-result-result-type",
-    "input-required-result-unsupported-methods",
-    "input-required-result-tampered-state",
-    "input-required-result-capability-check",
-    "input-required-result-ignore-extra-params",
-    "input-required-result-validate-input",
+BOTH_ERAS = [
     "completion-complete",
     "tools-list",
     "tools-call-simple-text",
@@ -61,6 +42,29 @@ SCENARIOS = [
     "prompts-get-embedded-resource",
     "prompts-get-with-image",
     "dns-rebinding-protection",
+]
+"""Server scenarios the harness tags 2026-07-28 and an initialize-era revision."""
+SCENARIOS = [
+    "server-stateless",
+    "caching",
+    "http-header-validation",
+    "http-custom-header-server-validation",
+    "sep-2164-resource-not-found",
+    "input-required-result-basic-elicitation",
+    "input-required-result-basic-sampling",
+    "input-required-result-basic-list-roots",
+    "input-required-result-request-state",
+    "input-required-result-multiple-input-requests",
+    "input-required-result-multi-round",
+    "input-required-result-missing-input-response",
+    "input-required-result-non-tool-request",
+    "input-required-result-result-type",
+    "input-required-result-unsupported-methods",
+    "input-required-result-tampered-state",
+    "input-required-result-capability-check",
+    "input-required-result-ignore-extra-params",
+    "input-required-result-validate-input",
+    *BOTH_ERAS,
 ]
 
 
@@ -102,12 +106,14 @@ def fixture_url() -> Iterator[str]:
             process.wait()
 
 
-def run_harness(mode: str, target: list[str], scenario: str, out: Path) -> None:
-    """Run one harness scenario; fail on any FAILURE or WARNING check it wrote."""
+def run_harness(
+    mode: str, target: list[str], scenario: str, out: Path, version: str = "2026-07-28"
+) -> None:
+    """Run one harness scenario at ``version``; fail on any FAILURE or WARNING check it wrote."""
     run = subprocess.run(
         [
             *(node_tool("conformance"), mode, *target),
-            *("--scenario", scenario, "--spec-version", "2026-07-28", "-o", str(out)),
+            *("--scenario", scenario, "--spec-version", version, "-o", str(out)),
         ],
         cwd=ROOT,
         env=node_env(),
@@ -128,6 +134,50 @@ def test_conformance_scenario(scenario: str, fixture_url: str, tmp_path: Path) -
     run_harness("server", ["--url", fixture_url], scenario, tmp_path)
 
 
+LEGACY_SCENARIOS = [
+    "server-initialize",
+    "server-session-lifecycle",
+    "logging-set-level",
+    "ping",
+    "tools-call-with-logging",
+    "tools-call-sampling",
+    "tools-call-elicitation",
+    "elicitation-sep1034-defaults",
+    "server-sse-polling",
+    "elicitation-sep1330-enums",
+    "resources-subscribe",
+    "resources-unsubscribe",
+    *BOTH_ERAS,
+]
+"""Every server scenario the harness tags 2025-06-18 or 2025-11-25, run against the
+initialize-era side (``FixtureLegacy``) of the same dual-era server process."""
+
+
+NEWER_ONLY = {
+    "json-schema-2020-12",
+    "elicitation-sep1034-defaults",
+    "server-sse-polling",
+    "server-sse-multiple-streams",
+    "elicitation-sep1330-enums",
+    "dns-rebinding-protection",
+}
+"""Scenarios the harness tags 2025-11-25 only; the others are also run at 2025-06-18 (the
+harness's client still negotiates its newest revision; ``--spec-version`` picks the schema its
+wire check validates every message against, so a field 2025-06-18 lacks would fail there)."""
+
+
+@pytest.mark.parametrize(
+    ("scenario", "version"),
+    [(name, "2025-11-25") for name in LEGACY_SCENARIOS]
+    + [(name, "2025-06-18") for name in LEGACY_SCENARIOS if name not in NEWER_ONLY],
+)
+def test_initialize_era_scenario(
+    scenario: str, version: str, fixture_url: str, tmp_path: Path
+) -> None:
+    """Every check of the initialize-era scenario is SUCCESS at ``version``."""
+    run_harness("server", ["--url", fixture_url], scenario, tmp_path, version)
+
+
 CLIENT_SCENARIOS = [
     "request-metadata",
     "sep-2322-client-request-state",
@@ -143,3 +193,20 @@ def test_conformance_client_scenario(scenario: str, tmp_path: Path) -> None:
     """The harness's server checks our fixture client (``tests/era_fixture_client.py``)."""
     command = f"{sys.executable} -m tests.era_fixture_client"
     run_harness("client", ["--command", command], scenario, tmp_path)
+
+
+LEGACY_CLIENT_SCENARIOS = [
+    ("initialize", "2025-11-25"),
+    ("initialize", "2025-06-18"),
+    ("tools_call", "2025-11-25"),
+    ("tools_call", "2025-06-18"),
+    ("elicitation-sep1034-client-defaults", "2025-11-25"),
+    ("sse-retry", "2025-11-25"),
+]
+
+
+@pytest.mark.parametrize(("scenario", "version"), LEGACY_CLIENT_SCENARIOS)
+def test_initialize_era_client_scenario(scenario: str, version: str, tmp_path: Path) -> None:
+    """The harness's initialize-era server checks our fixture client (auto mode falls back)."""
+    command = f"{sys.executable} -m tests.era_fixture_client"
+    run_harness("client", ["--command", command], scenario, tmp_path, version)

@@ -156,7 +156,10 @@ async def test_sdk_pinned_and_legacy_clients_against_one_http_server() -> None:
             await exercise_modern(client, probed=False)
         async with sdk(url, "legacy") as legacy:
             assert legacy.protocol_version == "2025-11-25"
-            assert _text(await legacy.call_tool("echo", {})) == "legacy echo"
+            simple = await legacy.call_tool("test_simple_text", {})
+            assert _text(simple) == "This is a simple text response for testing."
+            read = await legacy.read_resource("test://static-text")
+            assert read.contents[0].text == "This is the content of the static text resource."
 
 
 async def test_our_auto_client_against_the_sdk_stdio_server() -> None:
