@@ -5,8 +5,9 @@ a ``Step``: for every type whose values change between the two, an ``Obj`` row s
 members are dropped, refused, filled or need the target's value, and where nested values
 change (``Each`` item of a list, ``Values`` of a map, ``Ref`` to another row, ``OneOf`` a
 tagged union whose members the target may lack). A conversion is: the source value as JSON
-builtins, each step of the chain applied in place, one strict ``codec.convert`` into the target
-type (a union member it does not define is refused, a field it does not define dropped). Types that do not change have no row and cost nothing but that one convert.
+builtins, each step of the chain applied in place, one strict ``codec.convert`` into the
+target type (a union member it does not define is refused, a field it does not define
+dropped). Types that do not change have no row and cost nothing but that one convert.
 """
 
 from __future__ import annotations
