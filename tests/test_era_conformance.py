@@ -8,16 +8,15 @@ WARNING. The tasks extension scenarios are out of scope (issue #10).
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.node_tools import node_env, node_tool
+from tests.process_support import http_process
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTH_ERAS = [
@@ -68,42 +67,11 @@ SCENARIOS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def fixture_url() -> Iterator[str]:
     """Start the fixture server on a free port; stop it after the module."""
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.era_fixture_server", str(port)],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    deadline = time.monotonic() + 20
-    while True:
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                break
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            error = process.stderr.read() if process.stderr else b""
-            pytest.fail(f"fixture server did not start: {error!r}")
-        time.sleep(0.1)
-    try:
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    with http_process(lambda port: ["-m", "tests.era_fixture_server", str(port)]) as url:
+        yield url
 
 
 def run_harness(

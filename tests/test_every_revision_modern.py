@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
-import subprocess
 import sys
-import time
 import warnings
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +31,7 @@ from generated._runtime.transports.stdio import spawn_server
 from generated.v2025_11_25 import Client as LegacyClient
 from generated.v2026_07_28 import Client
 from generated.v2026_07_28 import types as t
+from tests.process_support import http_process
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = str(ROOT / "examples" / "demo_server.py")
@@ -63,32 +61,9 @@ def first_text(result: Any) -> str:
     return str(result.content[0].text)
 
 
-@contextlib.contextmanager
-def http_demo() -> Iterator[str]:
+def http_demo() -> contextlib.AbstractContextManager[str]:
     """The demo server over Streamable HTTP on a free port; yield its URL."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    process = subprocess.Popen(
-        [sys.executable, SERVER, "--http", f"127.0.0.1:{port}"],
-        cwd=ROOT,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            assert process.poll() is None and time.monotonic() < deadline, "no demo server"
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            process.kill()
+    return http_process(lambda port: [SERVER, "--http", f"127.0.0.1:{port}"])
 
 
 @contextlib.asynccontextmanager

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
-import subprocess
 import sys
-import time
 import warnings
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +27,7 @@ from generated._runtime.roles.modern_client import connect_auto
 from generated._runtime.transports.http.modern_client import connect_http_auto
 from generated._runtime.transports.stdio import spawn_server
 from tests.era_support import EraClient, LegacyClient
+from tests.process_support import http_process
 
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
@@ -59,35 +57,9 @@ def _text(result: Any) -> str:
     return str(block.text)
 
 
-def _port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@contextlib.contextmanager
-def http_server(args: list[str]) -> Iterator[str]:
-    """Run a server script on a free port; yield its MCP URL."""
-    port = _port()
-    process = subprocess.Popen(
-        [sys.executable, *args, str(port)], cwd=ROOT, stderr=subprocess.DEVNULL
-    )
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            assert process.poll() is None and time.monotonic() < deadline, "server did not start"
-            time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            process.kill()
+def http_server(args: list[str]) -> contextlib.AbstractContextManager[str]:
+    """Run a server script on a free port (its last argument); yield its MCP URL."""
+    return http_process(lambda port: [*args, str(port)])
 
 
 @contextlib.asynccontextmanager
