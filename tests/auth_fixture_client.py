@@ -4,7 +4,7 @@ The harness runs ``python tests/auth_fixture_client.py URL`` with ``MCP_CONFORMA
 ``MCP_CONFORMANCE_PROTOCOL_VERSION`` and (for some scenarios) ``MCP_CONFORMANCE_CONTEXT`` set.
 The client connects with an ``OAuthClient`` whose redirect handler plays a user who approves at
 once (it reads the authorization endpoint's redirect without following it), lists the tools and
-calls one (for 2026-07-28: two stateless POSTs through the same ``OAuthClient``). Exit status 0
+calls one (2026-07-28 too: its stateless POSTs go through the same ``OAuthClient``). Exit status 0
 only if all of that worked; the reason of a failure goes to stderr.
 """
 
@@ -14,7 +14,6 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,16 +21,16 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from generated import v2025_03_26, v2025_06_18, v2025_11_25
+from generated import v2025_03_26, v2025_06_18, v2025_11_25, v2026_07_28
 from generated._runtime.auth import ClientInfo, OAuthClient
 from generated._runtime.transports.http.client import connect_http
 
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
-MODERN = "2026-07-28"
 CLIENTS: dict[str, Any] = {
     "2025-03-26": v2025_03_26.Client,
     "2025-06-18": v2025_06_18.Client,
     "2025-11-25": v2025_11_25.Client,
+    "2026-07-28": v2026_07_28.Client,
 }
 
 
@@ -73,54 +72,10 @@ def oauth_from_context(context: dict[str, Any]) -> OAuthClient:
     )
 
 
-async def stateless(url: str, oauth: OAuthClient) -> None:
-    """2026-07-28: list the tools and call the first, each a POST through ``OAuthClient.send``.
-
-    The generated package's 2026-07-28 HTTP client does not take ``auth=`` yet, so the two
-    stateless requests are written here; everything about authorization is the real client.
-    """
-    meta = {
-        "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientCapabilities": {},
-    }
-    async with aiohttp.ClientSession() as http:
-
-        async def raw(
-            method: str, to: str, headers: Mapping[str, str], body: bytes | None, stream: bool
-        ) -> aiohttp.ClientResponse:
-            return await http.request(method, to, headers=headers, data=body, allow_redirects=False)
-
-        tool = None
-        for rid, method in enumerate(["tools/list", "tools/call"], 1):
-            params: dict[str, Any] = {"_meta": meta}
-            headers = {
-                "Content-Type": "application/json",
-                "Accept": "application/json, text/event-stream",
-                "MCP-Protocol-Version": MODERN,
-                "Mcp-Method": method,
-            }
-            if method == "tools/call":
-                params.update(name=tool, arguments={})
-                headers["Mcp-Name"] = str(tool)
-            frame = {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
-            response = await oauth.send(
-                http, raw, "POST", url, headers, json.dumps(frame).encode(), False
-            )
-            async with response:
-                answer = await response.json(content_type=None)
-            if response.status != 200 or "result" not in answer:
-                raise RuntimeError(f"{method}: HTTP {response.status} {answer}")
-            if method == "tools/list":
-                tool = answer["result"]["tools"][0]["name"]
-
-
 async def main(url: str) -> None:
     """Connect with OAuth, list the tools, call the first one."""
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
     version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "2025-11-25")
-    if version == MODERN:
-        await stateless(url, oauth_from_context(context))
-        return
     client = CLIENTS.get(version, v2025_11_25.Client)(name="mcpgen-auth-fixture", version="1.0")
     await connect_http(client, url, auth=oauth_from_context(context), legacy_fallback=False)
     try:

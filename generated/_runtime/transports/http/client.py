@@ -361,13 +361,18 @@ async def connect_http(
 
     ``legacy=True`` speaks the 2024-11-05 HTTP+SSE transport directly; otherwise Streamable
     HTTP, falling back to HTTP+SSE when the server refuses the initialize POST with a 4xx.
-    ``options`` go to the transport (``headers``, ``auth_token``, ``http_client``, ``timeout``).
-    A 2026-07-28 client probes ``server/discover`` (one POST per request, its headers) instead.
+    ``options`` go to the transport (``headers``, ``auth_token``, ``auth``, ``http_client``,
+    ``timeout``). A 2026-07-28 client probes ``server/discover`` (one POST per request, its
+    headers; ``headers``, ``auth_token`` and ``auth`` apply) instead.
     """
     if "initialize" not in client.METHODS:
         from .modern_client import connect_http_modern
 
-        found = await connect_http_modern(client, url, headers=options.get("headers"))
+        headers = dict(options.get("headers") or {})
+        if options.get("auth_token") is not None:
+            headers["Authorization"] = f"Bearer {options['auth_token']}"
+        auth = options.get("auth")
+        found = await connect_http_modern(client, url, headers=headers, auth=auth)
         return client.adopt_discover(found)
     transport: StreamableHTTPTransport | LegacySSETransport
     if legacy:

@@ -7,6 +7,8 @@
 requires). The answer is JSON or SSE; notifications on an SSE answer go to the request's
 handler (a listen stream's, a progress callback) or to the client's ``on_notification``.
 A 4xx whose body is not a JSON-RPC error means the server is not modern (``LegacyServer``).
+With ``auth`` (an ``OAuthClient``) every POST goes through it: it adds the token and
+authorizes on 401, as for the older revisions' transport.
 ``connect_http_auto`` is the auto mode: probe, then the legacy clients on Streamable HTTP.
 """
 
@@ -32,7 +34,9 @@ from ...roles.modern_client import (
 )
 from ...roles.modern_connection import field, obj
 from ..base import ConnectionClosed
+from .base import HttpAuth
 from .headers import InvalidToolHeaders, ParamHeader, param_headers, request_headers
+from .sse import EventTooLarge, SSEParser
 
 log = logging.getLogger("mcpgen.http")
 _ENCODER: Final = msgspec.json.Encoder()
@@ -52,8 +56,11 @@ class HttpChannel:
         *,
         headers: Mapping[str, str] | None = None,
         http_client: aiohttp.ClientSession | None = None,
+        auth: HttpAuth | None = None,
     ) -> None:
         self.url = url
+        self.auth = auth
+        """OAuth (``_runtime.auth.OAuthClient``): every POST goes through its ``send``."""
         self._on_notification = on_notification
         self._extra = dict(headers or {})
         self._client = http_client
@@ -80,10 +87,22 @@ class HttpChannel:
         except aiohttp.ClientError as exc:
             raise ConnectionClosed(f"HTTP request failed: {exc}") from exc
 
+    async def _raw(
+        self, method: str, url: str, headers: Mapping[str, str], body: bytes | None, stream: bool
+    ) -> aiohttp.ClientResponse:
+        """Send one HTTP request as it is (``auth`` calls this, again after authorizing)."""
+        return await self._http().request(method, url, headers=headers, data=body)
+
+    async def _send(self, body: bytes, headers: dict[str, str]) -> aiohttp.ClientResponse:
+        """POST ``body``, through ``auth`` when there is one."""
+        if self.auth is None:
+            return await self._raw("POST", self.url, headers, body, True)
+        return await self.auth.send(self._http(), self._raw, "POST", self.url, headers, body, True)
+
     async def _post(
         self, frame: Frame, headers: dict[str, str], related: OnNotification | None
     ) -> Frame:
-        async with self._http().post(self.url, data=_ENCODER.encode(frame), headers=headers) as rsp:
+        async with await self._send(_ENCODER.encode(frame), headers) as rsp:
             kind = rsp.headers.get("content-type", "")
             if "text/event-stream" in kind:
                 response = await self._read_sse(rsp, frame["id"], related)
@@ -106,32 +125,37 @@ class HttpChannel:
     async def _read_sse(
         self, rsp: aiohttp.ClientResponse, request_id: Any, related: OnNotification | None
     ) -> Frame:
-        data: list[bytes] = []
-        async for raw in rsp.content:
-            line = raw.rstrip(b"\r\n")
-            if line.startswith(b"data:"):
-                data.append(line[5:].lstrip(b" "))
-                continue
-            if line or not data:
-                continue
-            try:
-                message = decode_untyped(b"\n".join(data))
-            except RemoteProtocolError:
-                message = None
-            data = []
-            found = as_object(message)
-            if found is None:
-                continue
-            if "method" not in found:
-                if found.get("id") == request_id:
-                    return found
-                continue
-            handler = related or self._on_notification
-            try:
-                await handler(str(found["method"]), obj(found.get("params")))
-            except Exception:
-                log.exception("notification handler failed")
+        """Read an SSE answer (bounded per event): notifications to their handler, until the
+        response to ``request_id``."""
+        parser = SSEParser()
+        try:
+            async for chunk in rsp.content.iter_any():
+                for event in parser.feed(chunk):
+                    found = self._message(event.event, event.data)
+                    if found is None:
+                        continue
+                    if "method" not in found:
+                        if found.get("id") == request_id:
+                            return found
+                        continue
+                    handler = related or self._on_notification
+                    try:
+                        await handler(str(found["method"]), obj(found.get("params")))
+                    except Exception:
+                        log.exception("notification handler failed")
+        except EventTooLarge as exc:
+            raise ConnectionClosed(f"the response stream sent an event too large: {exc}") from None
         raise ConnectionClosed("the response stream ended without a response")
+
+    @staticmethod
+    def _message(kind: str, data: str) -> Frame | None:
+        """The JSON-RPC object an SSE ``message`` event carries (None: not one)."""
+        if kind != "message" or not data.strip():
+            return None
+        try:
+            return as_object(decode_untyped(data.encode()))
+        except RemoteProtocolError:
+            return None
 
     def _learn_tools(self, response: Frame) -> None:
         """Remember each tool's ``x-mcp-header`` annotations; drop tools whose are invalid."""
@@ -161,7 +185,8 @@ class HttpChannel:
 
 async def connect_http_modern(client: Any, url: str, **options: Any) -> dict[str, Any]:
     """Connect a 2026-07-28 client to ``url`` (probing ``server/discover``); return the result."""
-    channel = HttpChannel(url, client.on_notification, headers=options.pop("headers", None))
+    headers, auth = options.pop("headers", None), options.pop("auth", None)
+    channel = HttpChannel(url, client.on_notification, headers=headers, auth=auth)
     try:
         return await connect_modern(client, channel, **options)
     except BaseException:
@@ -176,12 +201,16 @@ async def connect_http_auto(
     *,
     probe_timeout: float = DEFAULT_PROBE_TIMEOUT,
     headers: Mapping[str, str] | None = None,
+    auth: HttpAuth | None = None,
 ) -> Any:
-    """Auto mode over HTTP: the modern client if the server is modern, else a legacy one."""
+    """Auto mode over HTTP: the modern client if the server is modern, else a legacy one.
+
+    ``auth`` (an ``OAuthClient``) authorizes both the probe and the legacy fallback.
+    """
     from ...roles.client import connect_any
     from .client import StreamableHTTPTransport
 
-    channel = HttpChannel(url, modern.on_notification, headers=headers)
+    channel = HttpChannel(url, modern.on_notification, headers=headers, auth=auth)
     try:
         await connect_modern(modern, channel, probe_timeout=probe_timeout)
         return modern
@@ -192,7 +221,7 @@ async def connect_http_auto(
     except BaseException:
         await channel.close()
         raise
-    transport = StreamableHTTPTransport(url, headers=headers)
+    transport = StreamableHTTPTransport(url, headers=headers, auth=auth)
     try:
         return await connect_any(transport, list(legacy), transport.describe_close)
     except BaseException:
