@@ -3,12 +3,13 @@
 
 A generated 2026-07-28 ``Client`` connected with ``connect_modern`` sends every request
 through a ``ModernSession``: the params get ``_meta`` with ``protocolVersion``,
-``clientCapabilities`` (from the overridden ``on_*`` handlers), ``clientInfo`` and, when set,
-``logLevel``. An ``InputRequiredResult`` is answered by calling the client's own
-``on_elicit`` / ``on_create_message`` / ``on_list_roots`` (the handlers that answer
-server->client requests in the legacy era) and retried with ``inputResponses`` and the
-echoed ``requestState``, at most ``max_rounds`` times. Results are told apart by
-``resultType``; a missing one is "complete" (older servers).
+``clientCapabilities`` (from the overridden ``on_*`` handlers), ``clientInfo`` (both fixed at
+connect, as ``initialize`` declares them) and, when set, ``logLevel``. An
+``InputRequiredResult`` is answered by calling the client's own ``on_elicit`` /
+``on_create_message`` / ``on_list_roots`` (the handlers that answer server->client requests
+in the legacy era) and retried with ``inputResponses`` and the echoed ``requestState``, at
+most ``max_rounds`` times. Results are told apart by ``resultType``; a missing one is
+"complete" (older servers).
 
 Channels carry one request and its related notifications: ``StreamChannel`` over a stdio or
 memory transport (one reader; responses by id, listen notifications by subscriptionId),
