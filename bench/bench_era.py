@@ -3,7 +3,9 @@
 ``tools/call`` per second, sequential and 16 in flight, over stdio and Streamable HTTP:
 our 2026-07-28 client (stateless, per-request ``_meta``) and our 2025-11-25 client (session)
 against our dual-era fixture server, and the SDK's client pinned to 2026-07-28 against the
-SDK's low-level server. Medians of 3 runs; printed with ratios.
+SDK's low-level server. Both of our clients call the same fixture tool (``test_simple_text``).
+Medians of 3 runs; printed with ratios. ``python bench/bench_era.py stdio`` (or ``http``) runs
+one transport only.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ CALLS = 1000
 CONCURRENCY = 16
 RUNS = 3
 FIXTURE = ["-m", "tests.era_fixture_server"]
+TOOL = "test_simple_text"
+"""A fixture tool both eras serve (the legacy side converts the same handler's result)."""
 SDK_SERVER = str(ROOT / "tests" / "era_sdk_server.py")
 
 
@@ -82,15 +86,17 @@ async def ours(era: str, transport: str, concurrent: int) -> float:
                 await connect_modern(client, StreamChannel(end, client.on_notification))
             else:
                 await connect_http_modern(client, f"http://127.0.0.1:{port}/mcp")
-            call = lambda: client.call_tool(name="test_simple_text")  # noqa: E731
+            call = lambda: client.call_tool(name=TOOL)  # noqa: E731
         else:
             client = LegacyClient()
             if process is None:
                 await client.connect_stdio(sys.executable, [*FIXTURE, "stdio"], cwd=str(ROOT))
             else:
                 await connect_http(client, f"http://127.0.0.1:{port}/mcp")
-            call = lambda: client.call_tool(name="echo")  # noqa: E731
+            call = lambda: client.call_tool(name=TOOL)  # noqa: E731
         try:
+            if (await call()).is_error is True:  # timing error results measures nothing
+                raise RuntimeError(f"{era}: the fixture's {TOOL} failed")
             return await rate(call, concurrent)
         finally:
             await client.close()
@@ -126,9 +132,9 @@ async def sdk(transport: str, concurrent: int) -> float:
             process.wait(5)
 
 
-async def main() -> None:
+async def main(transports: list[str]) -> None:
     """Print the table."""
-    for transport in ("stdio", "http"):
+    for transport in transports:
         for concurrent in (1, CONCURRENCY):
             row: dict[str, float] = {}
             runs: list[tuple[str, Callable[[], Awaitable[float]]]] = [
@@ -144,4 +150,5 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    chosen = [t for t in sys.argv[1:] if t in ("stdio", "http")]
+    asyncio.run(main(chosen or ["stdio", "http"]))

@@ -230,3 +230,29 @@ async def test_unsupported_version_lists_every_version_served() -> None:
             "requested": "2099-01-01",
         }
         await client.close()
+
+
+async def test_log_level_and_capabilities_belong_to_each_request() -> None:
+    # The client reuses one encoded _meta and the server keeps no per-request objects:
+    # a change between requests must show on the wire and in what each request gets.
+    async with served(FixtureServer()) as end:
+        client = await connected(end)
+        for level in (None, "info", None):
+            client.modern.log_level = level
+            await client.call_tool(name="test_logging_tool")
+        levels = [
+            f["params"]["_meta"].get("io.modelcontextprotocol/logLevel")
+            for f in end.sent
+            if f.get("method") == "tools/call"
+        ]
+        assert levels == [None, "info", None]
+        logged = [m for m, _ in client.notes if m == "notifications/message"]
+        assert len(logged) == 3  # all from the middle request
+        bare = {**client.modern.meta(), "io.modelcontextprotocol/clientCapabilities": {}}
+        params = {"name": "test_input_required_result_elicitation", "_meta": bare}
+        frame = {"jsonrpc": "2.0", "id": "bare", "method": "tools/call", "params": params}
+        refused = await client.modern.channel.call(frame, 5.0, None)
+        assert refused["error"]["code"] == -32021
+        result = await client.call_tool(name="test_input_required_result_elicitation")
+        assert result.content == [t.TextContent(text="Hello, name-answer!")]
+        await client.close()

@@ -2,12 +2,13 @@
 
 A generated 2026-07-28 ``Client`` connected with ``connect_modern`` sends every request
 through a ``ModernSession``: the params get ``_meta`` with ``protocolVersion``,
-``clientCapabilities`` (from the overridden ``on_*`` handlers), ``clientInfo`` and, when set,
-``logLevel``. An ``InputRequiredResult`` is answered by calling the client's own
-``on_elicit`` / ``on_create_message`` / ``on_list_roots`` (the handlers that answer
-server->client requests in the legacy era) and retried with ``inputResponses`` and the
-echoed ``requestState``, at most ``max_rounds`` times. Results are told apart by
-``resultType``; a missing one is "complete" (older servers).
+``clientCapabilities`` (from the overridden ``on_*`` handlers), ``clientInfo`` (both fixed at
+connect, as ``initialize`` declares them) and, when set, ``logLevel``. An
+``InputRequiredResult`` is answered by calling the client's own ``on_elicit`` /
+``on_create_message`` / ``on_list_roots`` (the handlers that answer server->client requests
+in the legacy era) and retried with ``inputResponses`` and the echoed ``requestState``, at
+most ``max_rounds`` times. Results are told apart by ``resultType``; a missing one is
+"complete" (older servers).
 
 Channels carry one request and its related notifications: ``StreamChannel`` over a stdio or
 memory transport (one reader; responses by id, listen notifications by subscriptionId),
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final, Protocol, cast
@@ -188,27 +190,43 @@ class ModernSession:
         self.max_rounds = max_rounds
         self.log_level = log_level
         self._ids = itertools.count(1)
+        # Declared once, as initialize declares them: every request carries the same keys.
+        self._capabilities = client.capabilities()
+        self._client_info = {"name": client.name, "version": client.version}
+        self._cached: tuple[str, str | None, dict[str, Any]] | None = None
 
     def meta(self) -> dict[str, Any]:
-        """The per-request ``_meta`` keys of this client."""
+        """The per-request ``_meta`` keys of this client (a copy to change at will)."""
+        return copy.deepcopy(self._shared_meta())
+
+    def _shared_meta(self) -> dict[str, Any]:
+        """``meta()`` made once per (version, log level); only ever read (encoded into frames)."""
+        cached = self._cached
+        if cached is not None and cached[0] == self.version and cached[1] == self.log_level:
+            return cached[2]
         meta: dict[str, Any] = {
             META_VERSION: self.version,
-            META_CAPABILITIES: self.client.capabilities(),
-            META_CLIENT_INFO: {"name": self.client.name, "version": self.client.version},
+            META_CAPABILITIES: self._capabilities,
+            META_CLIENT_INFO: self._client_info,
         }
         if self.log_level is not None:
             meta[META_LOG_LEVEL] = self.log_level
+        self._cached = (self.version, self.log_level, meta)
         return meta
 
     async def send(
         self, method: str, params: Any, timeout: float | None, related: OnNotification | None
     ) -> Any:
         """One request/response, no MRTR; return the raw result or raise ``MCPError``."""
-        body = obj(msgspec.to_builtins(params))
-        body["_meta"] = {**obj(body.get("_meta")), **self.meta()}
+        body = as_object(params)
+        if body is None:
+            body = obj(msgspec.to_builtins(params))
+        meta = self._shared_meta()
+        own = as_object(body.get("_meta"))
+        body = {**body, "_meta": meta if own is None else {**own, **meta}}
         frame = {"jsonrpc": "2.0", "id": f"m{next(self._ids)}", "method": method, "params": body}
         response = await self.channel.call(frame, timeout, related)
-        if _retry_same_version(response, self.version):
+        if "error" in response and _retry_same_version(response, self.version):
             # -32022 that lists our version (a server that changed, or a proxy): retry once
             frame = {**frame, "id": f"m{next(self._ids)}"}
             response = await self.channel.call(frame, timeout, related)

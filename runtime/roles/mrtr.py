@@ -75,19 +75,26 @@ class Rounds:
     def __init__(
         self,
         method: str,
-        bind: str,
+        bind: str | Mapping[str, Any],
         answers: Mapping[str, Any],
         client_capabilities: Mapping[str, Any],
         result_types: Mapping[str, Any],
     ) -> None:
         self.method = method
-        self.bind = bind
+        self._bind = bind
         self.answers = dict(answers)
         self.client_capabilities = client_capabilities
         self.result_types = result_types
         self.asked: dict[str, dict[str, Any]] = {}
         self.used: dict[str, Any] = {}
         self._count = 0
+
+    @property
+    def bind(self) -> str:
+        """The digest this request's state is sealed for (worked out when first needed)."""
+        if not isinstance(self._bind, str):
+            self._bind = request_binding(self.method, self._bind)
+        return self._bind
 
     def ask(self, method: str, params: Any, key: str | None = None) -> Any:
         """Return the typed answer to one question, or record it and raise ``InputRequired``."""
@@ -133,12 +140,13 @@ def open_rounds(
     Raises ``InvalidRequestState`` (tampered, expired, other key, other request) and
     ``InvalidInputResponse`` (``inputResponses`` not an object), both -32602.
     """
-    bind = binding(method, params.get("name"), params.get("uri"), params.get("arguments"))
+    bind: str | Mapping[str, Any] = params  # hashed only to open or seal a state
     answers: dict[str, Any] = {}
     state = params.get("requestState")
     if state is not None:
         if not isinstance(state, str):
             raise InvalidRequestState("malformed")
+        bind = request_binding(method, params)
         sealed = as_object(sealer.open(state, bind=bind)) or {}
         opened = as_object(sealed.get("answers"))
         if opened is None:
@@ -153,6 +161,11 @@ def open_rounds(
     if len(answers) > MAX_ANSWERS:
         raise InvalidInputResponse(f"at most {MAX_ANSWERS} inputResponses per request")
     return Rounds(method, bind, answers, client_capabilities, result_types)
+
+
+def request_binding(method: str, params: Mapping[str, Any]) -> str:
+    """The binding of a request's state: its method, name/uri and arguments."""
+    return binding(method, params.get("name"), params.get("uri"), params.get("arguments"))
 
 
 async def ask(ctx: Any, method: str, params: Any = None, *, key: str | None = None) -> Any:

@@ -354,9 +354,10 @@ class ModernServer:
         if out is None:
             return error_frame(request_id, INTERNAL_ERROR, "the handler returned no result object")
         out.setdefault("resultType", "complete")
-        meta = dict(obj(out.get("_meta")))
+        meta = as_object(out.get("_meta"))  # out is to_builtins' fresh copy: change in place
+        if meta is None:
+            meta = out["_meta"] = {}
         meta.setdefault(META_SERVER_INFO, self.server_info())
-        out["_meta"] = meta
         if cacheable and method in CACHEABLE and out["resultType"] == "complete":
             ttl, scope = getattr(handler, "__mcpgen_cache__", (None, None))
             out.setdefault("ttlMs", self.cache_ttl_ms if ttl is None else ttl)

@@ -65,8 +65,9 @@ class ModernConnection:
         self.protocol_version = version
         self.methods = engine.server.METHODS
         self.our_capabilities = engine.capabilities
-        self.their_capabilities: dict[str, Any] = dict(obj(meta.get(META_CAPABILITIES)))
-        self.client_info: dict[str, Any] = dict(obj(meta.get(META_CLIENT_INFO)))
+        # this request's own decoded _meta: nothing else holds it, so no copies
+        self.their_capabilities: dict[str, Any] = obj(meta.get(META_CAPABILITIES))
+        self.client_info: dict[str, Any] = obj(meta.get(META_CLIENT_INFO))
         level = meta.get(META_LOG_LEVEL)
         self.log_level: str | None = level if level in LOG_LEVELS else None
         self.rounds = rounds

@@ -181,10 +181,17 @@ async def stdio_server(max_frame: int = DEFAULT_MAX_FRAME) -> StreamTransport:
 class SubprocessTransport(StreamTransport):
     """The client's end of a server started as a subprocess."""
 
-    def __init__(self, process: asyncio.subprocess.Process, max_frame: int) -> None:
-        assert process.stdout is not None and process.stdin is not None
-        super().__init__(process.stdout, process.stdin, max_frame)
+    def __init__(
+        self,
+        process: asyncio.subprocess.Process,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        max_frame: int,
+        pipe_in: asyncio.ReadTransport | None = None,
+    ) -> None:
+        super().__init__(reader, writer, max_frame)
         self.process = process
+        self._pipe_in = pipe_in
 
     async def read(self) -> bytes | Inbound | None:
         """Return the next frame; at end of output, wait a moment to learn the exit code."""
@@ -202,6 +209,13 @@ class SubprocessTransport(StreamTransport):
     async def close(self) -> None:
         """Shut the server down: close its stdin, wait, SIGTERM, wait, SIGKILL."""
         await super().close()
+        try:
+            await self._stop()
+        finally:
+            if self._pipe_in is not None:
+                self._pipe_in.close()
+
+    async def _stop(self) -> None:
         proc = self.process
         for step in (None, proc.terminate, proc.kill):
             if proc.returncode is not None:
@@ -224,18 +238,37 @@ async def spawn_server(
     cwd: str | None = None,
     max_frame: int = DEFAULT_MAX_FRAME,
 ) -> SubprocessTransport:
-    """Start an MCP server over stdio; its stderr is passed through to ours."""
+    """Start an MCP server over stdio; its stderr is passed through to ours.
+
+    The pipes are our own, read and written by asyncio's pipe transports directly: a
+    subprocess's own pipes hand every chunk read through one more turn of the event loop.
+    """
+    loop = asyncio.get_running_loop()
+    their_stdin, our_out = os.pipe()
+    our_in, their_stdout = os.pipe()
     try:
         process = await asyncio.create_subprocess_exec(
             command,
             *args,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
+            stdin=their_stdin,
+            stdout=their_stdout,
             stderr=None,
             env=dict(env) if env is not None else None,
             cwd=cwd,
-            limit=max_frame + 1,
         )
     except OSError as exc:
+        os.close(our_out)
+        os.close(our_in)
         raise ConnectionClosed(f"cannot start MCP server {command!r}: {exc}") from None
-    return SubprocessTransport(process, max_frame)
+    finally:
+        os.close(their_stdin)
+        os.close(their_stdout)
+    reader = asyncio.StreamReader(limit=max_frame + 1)
+    pipe_in, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(our_in, "rb", buffering=0)
+    )
+    pipe_out, protocol = await loop.connect_write_pipe(
+        _PipeWriter, os.fdopen(our_out, "wb", buffering=0)
+    )
+    writer = asyncio.StreamWriter(pipe_out, protocol, None, loop)
+    return SubprocessTransport(process, reader, writer, max_frame, pipe_in)
