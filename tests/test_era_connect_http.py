@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import aiohttp
 import pytest
 from aiohttp import web
 
+from generated._runtime.auth.client import RawSend
 from generated._runtime.transports.base import ConnectionClosed
 from generated._runtime.transports.http.sse import DEFAULT_MAX_EVENT_CHARS
 from generated.runtime import connect_http
@@ -65,9 +66,7 @@ class CountingAuth:
     async def send(
         self,
         http: aiohttp.ClientSession,
-        raw_send: Callable[
-            [str, str, Mapping[str, str], bytes | None, bool], Awaitable[aiohttp.ClientResponse]
-        ],
+        raw_send: RawSend,
         method: str,
         url: str,
         headers: Mapping[str, str],
