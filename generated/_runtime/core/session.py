@@ -36,7 +36,7 @@ from .events import (
     RequestId,
     Response,
 )
-from .frame_guard import DEFAULT_MAX_DEPTH, frame_problem, shape_problem
+from .frame_guard import DEFAULT_MAX_DEPTH, shape_problem
 from .ledger import Batch, CancelledParams, Incoming, Outgoing, ProgressParams, Recent
 from .lifecycle import Lifecycle, Phase, Sender
 from .methods import MethodSpec
@@ -197,16 +197,14 @@ class Session:
         """
         if len(frame) > self.max_frame_size:
             return too_large(len(frame), self.max_frame_size)
-        problem = frame_problem(frame, self.max_depth)  # what msgspec would raise, not answer
-        if problem is not None:
-            return Inbound([Malformed(problem)])
         reader = self._reader
         if reader is None or reader.methods is not self.methods:
             reader = self._reader = reader_for(self.methods, self._peer)
         awaiting = self._awaiting
         if not awaiting:
-            return reader.parse(frame)
-        return reader.parse(frame, next(iter(awaiting)) if len(awaiting) == 1 else MIXED)
+            return reader.parse(frame, None, self.max_depth)  # frame_problem checked there
+        expected = next(iter(awaiting)) if len(awaiting) == 1 else MIXED
+        return reader.parse(frame, expected, self.max_depth)
 
     def receive(self, frame: bytes | Inbound) -> list[Event]:
         """Process one incoming frame (one JSON value, or ``parse``'s result); say what it meant."""
@@ -272,7 +270,7 @@ class Session:
         else:
             assert spec is not None
             try:
-                params, token = request_params(spec, raw, tolerant=self.tolerant)
+                params, token = request_params(spec, raw, self.tolerant)
             except RemoteProtocolError as exc:
                 error = exc
             else:
