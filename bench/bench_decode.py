@@ -63,11 +63,11 @@ def decode_path(
             if isinstance(message.method, str):
                 spec = methods[message.method]
                 if isinstance(message.id, msgspec.UnsetType):
-                    read_params(spec, message.params, tolerant=tolerant)
+                    read_params(spec, message.params, tolerant)
                 else:
                     request_params(spec, message.params, tolerant)
             elif answers and not isinstance(message.result, msgspec.UnsetType):
-                decode_result(methods[answers], message.result, tolerant=tolerant)
+                decode_result(methods[answers], message.result, tolerant)
             elif not isinstance(message.error, msgspec.UnsetType):
                 decode_error(message.error)
 

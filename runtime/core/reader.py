@@ -140,7 +140,7 @@ def _response_decoder(result_type: Any) -> msgspec.json.Decoder[Any]:
     return msgspec.json.Decoder(struct, dec_hook=dec_hook)
 
 
-def read_params(spec: AnySpec, params: Any, *, tolerant: bool = True) -> Any:
+def read_params(spec: AnySpec, params: Any, tolerant: bool = True) -> Any:
     """The typed params of a received message (decoded now if still raw).
 
     ``tolerant``: fields and union members the revision lacks are kept (strict: dropped,
@@ -213,7 +213,7 @@ def _bad_meta(expected: str, value: object, path: str) -> RemoteProtocolError:
     return RemoteProtocolError(message, INVALID_PARAMS)
 
 
-def decode_result(spec: AnySpec, result: Any, *, tolerant: bool = True) -> Any:
+def decode_result(spec: AnySpec, result: Any, tolerant: bool = True) -> Any:
     """The typed result of a response to ``spec`` (raises ``msgspec.ValidationError``)."""
     if isinstance(result, Raw):
         return read_json(result, spec.result, tolerant=tolerant)

@@ -294,7 +294,7 @@ class Session:
             events.append(ProtocolViolation(RemoteProtocolError(refused)))
             return
         try:
-            params = read_params(spec, raw, tolerant=self.tolerant)
+            params = read_params(spec, raw, self.tolerant)
         except RemoteProtocolError as exc:
             events.append(ProtocolViolation(exc))
             return
@@ -355,7 +355,7 @@ class Session:
                 events.append(ErrorResponse(id_, method, decode_error(raw_error)))
             else:
                 assert result is not None
-                decoded = decode_result(pending.spec, result, tolerant=self.tolerant)
+                decoded = decode_result(pending.spec, result, self.tolerant)
                 events.append(Response(id_, method, decoded))
         except msgspec.ValidationError as exc:
             kind = "error" if raw_error is not None else "result"
