@@ -58,7 +58,7 @@ def decode_path(
         else:
             inbound = client_side.parse(frame)
         for message in inbound.messages:
-            if isinstance(message, Malformed):
+            if type(message) is Malformed:
                 continue
             if isinstance(message.method, str):
                 spec = methods[message.method]

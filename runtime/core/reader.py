@@ -173,7 +173,14 @@ def request_params(
     kind: Any = params.__class__
     if kind is spec.params and kind is not dict:  # decoded in the one pass, keeps _meta
         with_meta: HasMeta = params
-        return params, None if with_meta.meta is UNSET else _token_of(params)
+        meta = with_meta.meta
+        if meta is UNSET:
+            return params, None
+        if meta.__class__ is dict:  # the common token, read here; anything else checked below
+            token = meta.get("progressToken")
+            if token.__class__ is int or token.__class__ is str:
+                return params, token
+        return params, _token_of(params)
     if kind is dict and spec.params is not None:  # dict-typed params, decoded in the one pass
         return params, _token_of(params) if "_meta" in params else None
     if isinstance(params, msgspec.Struct):  # decoded in the one pass (a subclass: extras)

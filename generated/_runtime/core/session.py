@@ -222,7 +222,7 @@ class Session:
                 return events
             batch = Batch()
         for message in inbound.messages:
-            if isinstance(message, Malformed):
+            if type(message) is Malformed:
                 self._refuse(events, message.error, message.id, batch)
             else:
                 self._dispatch(message, events, batch)
