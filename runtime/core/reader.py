@@ -11,6 +11,7 @@ as before.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, Final, Literal, Union, cast
@@ -54,15 +55,21 @@ class Reader:
         )
 
     def parse(
-        self, frame: bytes, awaiting: Any = None, max_depth: int = DEFAULT_MAX_DEPTH
+        self,
+        frame: bytes,
+        awaiting: Any = None,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        answers: int | None = None,
     ) -> Inbound:
         """Parse one frame. ``awaiting``: what our pending requests expect, if any.
 
         ``None``: nothing is awaited, so requests and notifications are expected; a type: the
-        result type every pending request shares; ``MIXED``: results of several types. What
-        the one-pass decoders refuse (a batch, an unknown method, bad params, a result of
-        another type) is parsed again on the general path, which says what is wrong. First,
-        a frame msgspec must not decode (broken UTF-8, nesting past ``max_depth``) is refused.
+        result type every pending request shares (or, with ``answers``, the type of the one
+        request whose id the frame seems to answer: kept only if its ``id`` is that one);
+        ``MIXED``: results of several types. What the one-pass decoders refuse (a batch, an
+        unknown method, bad params, a result of another type) is parsed again on the general
+        path, which says what is wrong. First, a frame msgspec must not decode (broken UTF-8,
+        nesting past ``max_depth``) is refused.
         """
         # The common case written out: an ASCII frame that is short, or shallow by a quick scan.
         if not frame.isascii() or (
@@ -81,14 +88,26 @@ class Reader:
                 one_pass = self._responses[awaiting] = _response_decoder(awaiting)
         if one_pass is not None:
             try:
-                return Inbound([one_pass.decode(frame)])
+                message = one_pass.decode(frame)
             except msgspec.DecodeError:
                 pass
+            else:
+                if answers is None or message.id == answers:
+                    return Inbound([message])
         return parse(frame, max_depth, checked=True)
 
 
 MIXED: Final = object()
 """``Reader.parse(awaiting=MIXED)``: the pending requests expect results of several types."""
+_ID: Final = re.compile(rb'"id"\s*:\s*(\d{1,18})\s*[,}]')
+
+
+def sniff_id(frame: bytes) -> int | None:
+    """The integer after the first ``"id":`` key in ``frame`` (a guess: it may be nested)."""
+    found = _ID.search(frame)
+    return None if found is None else int(found[1])
+
+
 _READERS: dict[tuple[int, str], tuple[Mapping[str, AnySpec], Reader]] = {}
 
 

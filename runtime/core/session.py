@@ -47,6 +47,7 @@ from .reader import (
     read_params,
     reader_for,
     request_params,
+    sniff_id,
 )
 from .tasks import variant
 from .wire import (
@@ -202,8 +203,14 @@ class Session:
         awaiting = self._awaiting
         if not awaiting:
             return reader.parse(frame, None, self.max_depth)  # frame_problem checked there
-        expected = next(iter(awaiting)) if len(awaiting) == 1 else MIXED
-        return reader.parse(frame, expected, self.max_depth)
+        if len(awaiting) == 1:
+            return reader.parse(frame, next(iter(awaiting)), self.max_depth)
+        # Results of several types awaited: the id the frame seems to answer picks one.
+        rid = sniff_id(frame)
+        pending = None if rid is None else self._outgoing.get(rid)
+        if pending is None:
+            return reader.parse(frame, MIXED, self.max_depth)
+        return reader.parse(frame, pending.spec.result, self.max_depth, rid)
 
     def receive(self, frame: bytes | Inbound) -> list[Event]:
         """Process one incoming frame (one JSON value, or ``parse``'s result); say what it meant."""
