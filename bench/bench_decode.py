@@ -1,8 +1,9 @@
 """The receive-side decode path on a mixed corpus, as a ratio against untyped msgspec.
 
-"Ours" is everything the session does to turn one received frame into typed values: parse the
-frame into envelopes (params and result left raw), decode params with the method's type (and
-find the progress token), decode a result with the type of the request it answers. The floor
+"Ours" is everything the session does to turn one received frame into typed values: check the
+frame (UTF-8, nesting depth), parse it (in one pass where the types are known), decode params
+with the method's type (and find the progress token), decode a result with the type of the
+request it answers. The floor
 is ``msgspec.json.Decoder().decode(frame)`` (dicts and lists, no types, no checks). The corpus
 (bench/corpus.py) is what a 2025-06-18 server and client receive: requests with and without a
 progress token, notifications, results (a 20-tool list among them) and an error.
@@ -57,16 +58,16 @@ def decode_path(
         else:
             inbound = client_side.parse(frame)
         for message in inbound.messages:
-            if isinstance(message, Malformed):
+            if type(message) is Malformed:
                 continue
             if isinstance(message.method, str):
                 spec = methods[message.method]
                 if isinstance(message.id, msgspec.UnsetType):
-                    read_params(spec, message.params, tolerant=tolerant)
+                    read_params(spec, message.params, tolerant)
                 else:
-                    request_params(spec, message.params, tolerant=tolerant)
+                    request_params(spec, message.params, tolerant)
             elif answers and not isinstance(message.result, msgspec.UnsetType):
-                decode_result(methods[answers], message.result, tolerant=tolerant)
+                decode_result(methods[answers], message.result, tolerant)
             elif not isinstance(message.error, msgspec.UnsetType):
                 decode_error(message.error)
 

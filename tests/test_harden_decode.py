@@ -116,3 +116,32 @@ async def test_stdio_server_survives_each_frame_that_used_to_end_it() -> None:
                 "id": f"ping-{n}",
                 "result": {},
             }
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        (b'\\""' + b"[" * 200 + b"]" * 200, INVALID_REQUEST),  # deep once the quotes pair up
+        (b'[\\"' + b"[" * 200 + b"]" * 200 + b"]", PARSE_ERROR),  # the rest is one string
+    ],
+    ids=["hidden-depth", "no-depth"],
+)
+def test_backslashes_neither_hide_nor_invent_nesting(frame: bytes, code: int) -> None:
+    """A backslash outside a string (never JSON) counts as a parser meets it: plain text."""
+    assert_error(answer(frame), None, code)
+
+
+def test_escaped_quotes_keep_brackets_in_their_string() -> None:
+    """An escaped backslash then an escaped quote stay in the string: its brackets never count."""
+    args = b'{"s":"\\\\\\"' + b"[" * 200 + b'"}'
+    frame = b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"x","arguments":'
+    (event,) = Session(METHODS, role="server").receive(frame + args + b"}}")
+    assert type(event).__name__ == "Request"
+
+
+def test_depth_of_a_long_frame_with_escapes_and_bracketed_strings() -> None:
+    """Past the quick count (many brackets), escapes and brackets in strings still not counted."""
+    frame = json.dumps({"a": [[{"s": '\\"[' * 50, "t": "]]"}]] * 70}).encode()
+    assert nesting_depth(frame) == 4
+    assert too_deep(frame, 3)
+    assert not too_deep(frame, 4)

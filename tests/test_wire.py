@@ -106,9 +106,18 @@ def test_a_response_decodes_in_one_pass_only_when_its_type_is_known() -> None:
     assert isinstance(event, Response) and isinstance(event.result, t.ListToolsResult)
     third = client.send_request("prompts/list", None)
     parsed = client.parse(frame({"jsonrpc": "2.0", "id": third, "result": {"prompts": []}}))
-    assert isinstance(parsed.messages[0].result, msgspec.Raw)  # type: ignore[union-attr]
+    assert isinstance(parsed.messages[0].result, t.ListPromptsResult)  # type: ignore[union-attr]
     [event] = client.receive(parsed)
     assert isinstance(event, Response) and isinstance(event.result, t.ListPromptsResult)
+    # The id the type is picked by must be the message's own, not one nested before it.
+    fourth = client.send_request("prompts/list", None)
+    nested = {"tools": [{"name": "a", "inputSchema": {"type": "object"}, "_meta": {"id": fourth}}]}
+    data = json.dumps({"jsonrpc": "2.0", "result": nested, "id": second}).encode()
+    assert isinstance(client.parse(data).messages[0].result, msgspec.Raw)  # type: ignore[union-attr]
+    [event] = client.receive(data)
+    assert isinstance(event, Response) and event.id == second
+    assert isinstance(event.result, t.ListToolsResult)
+    second = client.send_request("tools/list", None)
     # A result that does not fit the awaited type is refused as before, for its request.
     [event] = client.receive(frame({"jsonrpc": "2.0", "id": second, "result": {"tools": 5}}))
     assert type(event).__name__ == "InvalidResponse"

@@ -25,26 +25,77 @@ if TYPE_CHECKING:  # wire imports this module: no import of it at run time
 DEFAULT_MAX_DEPTH: Final = 128
 """Deepest nesting of arrays and objects accepted in a frame (the frame itself is level 1)."""
 
-_STRING: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_STRING: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.DOTALL)
+"""A string as a character scan meets it: escapes skipped, unterminated ones run to the end."""
 # Brackets become +1 / -1 (as signed bytes); everything else is deleted.
 _BRACKETS: Final = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
 _NOT_BRACKETS: Final = bytes(b for b in range(256) if b not in b"[]{}")
+_PARENS: Final = bytes.maketrans(b"[{]}", b"(())")
+_NOT_OPENING: Final = bytes(b for b in range(256) if b not in b"[{")
+_BACKSLASH: Final = ord("\\")
+_QUOTE: Final = ord('"')
+_NOT_QUOTES_OR_BRACKETS: Final = bytes(b for b in range(256) if b not in b'"[]{}')
 
 
 def nesting_depth(frame: bytes) -> int:
     """The deepest nesting of arrays and objects in ``frame``, brackets in strings ignored.
 
-    Unbalanced brackets (a malformed frame) count as they open, as a parser would meet them.
+    Unbalanced brackets (a malformed frame) count as they open, as a parser would meet them;
+    a backslash outside a string (never in JSON) is a plain character, as in a parser.
     """
     shape = _STRING.sub(b"", frame).translate(_BRACKETS, _NOT_BRACKETS)
-    return max(accumulate(array("b", shape)), default=0)
+    return max(accumulate(array("b", shape), initial=0))
+
+
+def quick_depth(frame: bytes, limit: int) -> int:
+    """``nesting_depth`` (up to ``limit + 1``) in a few passes in C, exact wherever
+    backslashes are in strings; 0 at once if ``frame`` opens ``limit`` brackets or fewer.
+
+    Escape pairs go first (escaped backslashes, then escaped quotes); what is left but
+    quotes and brackets is dropped, and with it adjacent quotes, which only ever close and
+    open strings (or open and close an empty one): the quotes still left enclose brackets.
+    """
+    short = len(frame) <= _SHORT  # a long one is counted once reduced to its quotes and brackets
+    if short and len(frame.translate(None, _NOT_OPENING)) <= limit:
+        return 0
+    if _BACKSLASH in frame:  # an int: a byte search (a bytes needle is ~5x slower here)
+        frame = frame.replace(b"\\\\", b"").replace(b'\\"', b"")
+    shape = frame.translate(None, _NOT_QUOTES_OR_BRACKETS)
+    if not short and len(shape.translate(None, _NOT_OPENING)) <= limit:
+        return 0
+    shape = shape.replace(b'""', b"")
+    if _QUOTE in shape:
+        shape = b"".join(shape.split(b'"')[::2])
+    # Balanced brackets (any JSON text) lose their innermost pairs on each pass: as many
+    # passes as levels. Deeper or unbalanced ones are counted as ``nesting_depth`` does.
+    paired = shape.translate(_PARENS)
+    depth = 0
+    while paired and depth < _PASSES:
+        inner = paired.replace(b"()", b"")
+        if len(inner) == len(paired):
+            break
+        paired = inner
+        depth += 1
+    if not paired:
+        return depth
+    return max(accumulate(array("b", shape.translate(_BRACKETS)), initial=0))
+
+
+_SHORT: Final = 1024
+"""Frames up to this many bytes have their opening brackets counted before anything else."""
+_PASSES: Final = 16
+"""Levels ``quick_depth`` peels pass by pass (each pass copies the shape) before counting."""
 
 
 def too_deep(frame: bytes, limit: int) -> bool:
-    """Whether ``frame`` nests deeper than ``limit``; O(1) scans unless it has many brackets."""
-    if frame.count(b"[") + frame.count(b"{") <= limit:
-        return False
-    return nesting_depth(frame) > limit
+    """Whether ``frame`` nests deeper than ``limit``; a few passes in C unless it does.
+
+    A frame the quick count finds too deep is confirmed by the exact scan (they differ only
+    where a backslash stands outside a string: see ``parse_error``).
+    """
+    if len(frame) <= limit:
+        return False  # fewer bytes than levels
+    return quick_depth(frame, limit) > limit and nesting_depth(frame) > limit
 
 
 def is_utf8(frame: bytes) -> bool:
@@ -75,9 +126,27 @@ def frame_problem(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> RemotePro
     if not is_utf8(frame):
         return RemoteProtocolError("Parse error: the frame is not valid UTF-8", PARSE_ERROR)
     if too_deep(frame, max_depth):
-        message = f"Invalid request: nesting deeper than {max_depth} levels is refused"
-        return RemoteProtocolError(message, INVALID_REQUEST)
+        return _nesting_error(max_depth)
     return None
+
+
+def _nesting_error(max_depth: int) -> RemoteProtocolError:
+    """The error for a frame nesting deeper than ``max_depth`` (-32600)."""
+    message = f"Invalid request: nesting deeper than {max_depth} levels is refused"
+    return RemoteProtocolError(message, INVALID_REQUEST)
+
+
+def parse_error(
+    frame: bytes, detail: str, max_depth: int = DEFAULT_MAX_DEPTH
+) -> RemoteProtocolError:
+    """The error for a frame that is not JSON: -32700, or -32600 if it nests too deep.
+
+    ``too_deep`` trusts its quick scan below the limit, which may undercount only where a
+    backslash stands outside a string (no JSON text has one): such a frame is counted here.
+    """
+    if b"\\" in frame and nesting_depth(frame) > max_depth:
+        return _nesting_error(max_depth)
+    return RemoteProtocolError(f"Parse error: {detail}", PARSE_ERROR)
 
 
 def _usable_id(value: Any) -> bool:
@@ -116,4 +185,4 @@ def decode_untyped(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
     try:
         return msgspec.json.decode(frame)
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
-        raise RemoteProtocolError(f"Parse error: {exc}", PARSE_ERROR) from None
+        raise parse_error(frame, str(exc), max_depth) from None

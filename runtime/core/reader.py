@@ -11,6 +11,7 @@ as before.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, Final, Literal, Union, cast
@@ -21,12 +22,14 @@ from msgspec import UNSET, Raw, UnsetType
 from .codec import read_json
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, ErrorObject, RemoteProtocolError
 from .events import ProgressToken
+from .frame_guard import DEFAULT_MAX_DEPTH, frame_problem, quick_depth
 from .unions import dec_hook
 from .wire import (
     ERROR_DECODER,
     AnySpec,
     HasMeta,
     Inbound,
+    Malformed,
     WireId,
     as_id,
     as_object,
@@ -51,32 +54,60 @@ class Reader:
             else None
         )
 
-    def parse(self, frame: bytes, awaiting: Any = None) -> Inbound:
+    def parse(
+        self,
+        frame: bytes,
+        awaiting: Any = None,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        answers: int | None = None,
+    ) -> Inbound:
         """Parse one frame. ``awaiting``: what our pending requests expect, if any.
 
         ``None``: nothing is awaited, so requests and notifications are expected; a type: the
-        result type every pending request shares; ``MIXED``: results of several types. What
-        the one-pass decoders refuse (a batch, an unknown method, bad params, a result of
-        another type) is parsed again on the general path, which says what is wrong.
+        result type every pending request shares (or, with ``answers``, the type of the one
+        request whose id the frame seems to answer: kept only if its ``id`` is that one);
+        ``MIXED``: results of several types. What the one-pass decoders refuse (a batch, an
+        unknown method, bad params, a result of another type) is parsed again on the general
+        path, which says what is wrong. First, a frame msgspec must not decode (broken UTF-8,
+        nesting past ``max_depth``) is refused.
         """
+        # The common case written out: an ASCII frame that is short, or shallow by a quick scan.
+        if not frame.isascii() or (
+            len(frame) > max_depth and quick_depth(frame, max_depth) > max_depth
+        ):
+            problem = frame_problem(frame, max_depth)
+            if problem is not None:
+                return Inbound([Malformed(problem)])
         if awaiting is None:
             one_pass = self._requests
         elif awaiting is MIXED:
-            return parse(frame)
+            return parse(frame, max_depth, checked=True)
         else:
             one_pass = self._responses.get(awaiting)
             if one_pass is None:
                 one_pass = self._responses[awaiting] = _response_decoder(awaiting)
         if one_pass is not None:
             try:
-                return Inbound([one_pass.decode(frame)])
+                message = one_pass.decode(frame)
             except msgspec.DecodeError:
                 pass
-        return parse(frame)
+            else:
+                if answers is None or message.id == answers:
+                    return Inbound([message])
+        return parse(frame, max_depth, checked=True)
 
 
 MIXED: Final = object()
 """``Reader.parse(awaiting=MIXED)``: the pending requests expect results of several types."""
+_ID: Final = re.compile(rb'"id"\s*:\s*(\d{1,18})\s*[,}]')
+
+
+def sniff_id(frame: bytes) -> int | None:
+    """The integer after the first ``"id":`` key in ``frame`` (a guess: it may be nested)."""
+    found = _ID.search(frame)
+    return None if found is None else int(found[1])
+
+
 _READERS: dict[tuple[int, str], tuple[Mapping[str, AnySpec], Reader]] = {}
 
 
@@ -128,7 +159,7 @@ def _response_decoder(result_type: Any) -> msgspec.json.Decoder[Any]:
     return msgspec.json.Decoder(struct, dec_hook=dec_hook)
 
 
-def read_params(spec: AnySpec, params: Any, *, tolerant: bool = True) -> Any:
+def read_params(spec: AnySpec, params: Any, tolerant: bool = True) -> Any:
     """The typed params of a received message (decoded now if still raw).
 
     ``tolerant``: fields and union members the revision lacks are kept (strict: dropped,
@@ -155,18 +186,26 @@ def read_params(spec: AnySpec, params: Any, *, tolerant: bool = True) -> Any:
 
 
 def request_params(
-    spec: AnySpec, params: Any, *, tolerant: bool = True
+    spec: AnySpec, params: Any, tolerant: bool = True
 ) -> tuple[Any, ProgressToken | None]:
     """The typed params of a received request and its ``_meta.progressToken`` (or None)."""
-    kind = type(cast(object, params))
+    kind: Any = params.__class__
+    if kind is spec.params and kind is not dict:  # decoded in the one pass, keeps _meta
+        with_meta: HasMeta = params
+        meta = with_meta.meta
+        if meta is UNSET:
+            return params, None
+        if meta.__class__ is dict:  # the common token, read here; anything else checked below
+            token = meta.get("progressToken")
+            if token.__class__ is int or token.__class__ is str:
+                return params, token
+        return params, _token_of(params)
     if kind is dict and spec.params is not None:  # dict-typed params, decoded in the one pass
         return params, _token_of(params) if "_meta" in params else None
-    if kind is spec.params or isinstance(params, msgspec.Struct):
-        # Decoded in the one pass, which types only params that keep _meta.
-        with_meta = cast(HasMeta, params)
-        return params, None if with_meta.meta is UNSET else _token_of(params)
-    if params is UNSET:
-        return read_params(spec, params, tolerant=tolerant), None
+    if isinstance(params, msgspec.Struct):  # decoded in the one pass (a subclass: extras)
+        return params, _token_of(params) if keeps_meta(kind) else None
+    if params is UNSET and not spec.params_required:
+        return None, None
     decoded = read_params(spec, params, tolerant=tolerant)
     if spec.params is not None and keeps_meta(spec.params):
         return decoded, _token_of(decoded)
@@ -176,13 +215,16 @@ def request_params(
 def _token_of(params: Any) -> ProgressToken | None:
     """The progress token in decoded params that keep ``_meta``; a bad one is refused."""
     meta = meta_of(params)
-    if isinstance(meta, UnsetType):
+    if meta is UNSET:
         return None
     found = as_object(meta)
     if found is None:
         raise _bad_meta("object", meta, "$._meta")
-    token = found.get("progressToken", UNSET)
-    if isinstance(token, UnsetType):
+    token: object = found.get("progressToken", UNSET)
+    kind = type(token)
+    if kind is int or kind is str:  # bool, a subclass of int, is no token
+        return cast(ProgressToken, token)
+    if token is UNSET:
         return None
     checked = as_id(token)
     if checked is None:
@@ -197,7 +239,7 @@ def _bad_meta(expected: str, value: object, path: str) -> RemoteProtocolError:
     return RemoteProtocolError(message, INVALID_PARAMS)
 
 
-def decode_result(spec: AnySpec, result: Any, *, tolerant: bool = True) -> Any:
+def decode_result(spec: AnySpec, result: Any, tolerant: bool = True) -> Any:
     """The typed result of a response to ``spec`` (raises ``msgspec.ValidationError``)."""
     if isinstance(result, Raw):
         return read_json(result, spec.result, tolerant=tolerant)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final, TypeGuard, cast
+from typing import Any, ClassVar, Final, TypeGuard
 
 import msgspec
 
@@ -88,7 +88,7 @@ test of a value's shape for it; the conversion to it."""
 class _Plan:
     """What decoding one union needs, worked out once: variants by the values they take."""
 
-    __slots__ = ("for_objects", "for_others")
+    __slots__ = ("by_keys", "for_objects", "for_others")
 
     def __init__(self, variants: tuple[Variant, ...]) -> None:
         # Object variants take JSON objects only, "any" takes every value, the rest none.
@@ -102,6 +102,21 @@ class _Plan:
             for v in variants
             if v.kind not in ("object", "unknown")
         ]
+        # When keys alone decide which variants an object can be, the one variant each set
+        # of keys (as sent, in order) leads to is remembered; None: keys are not enough.
+        keyed = all(entry[1] is not None for entry in self.for_objects)
+        self.by_keys: dict[tuple[str, ...], _Entry | None] | None = {} if keyed else None
+
+    def only(self, value: dict[str, Any]) -> _Entry | None:
+        """The one object variant ``value`` has the keys of, or None (none or several)."""
+        found: _Entry | None = None
+        for entry in self.for_objects:
+            required = entry[1]
+            if value.keys() >= required if required is not None else entry[2](value):
+                if found is not None:
+                    return None
+                found = entry
+        return found
 
 
 def _keys_test(variant: Variant) -> frozenset[str] | None:
@@ -130,6 +145,11 @@ def _needs_hook(tp: Any, seen: set[int]) -> bool:
     if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
         return any(_needs_hook(f.type, seen) for f in msgspec.structs.fields(tp))
     return any(_needs_hook(arg, seen) for arg in typing.get_args(tp) if not isinstance(arg, str))
+
+
+_UNSEEN: Final[Any] = object()
+_KEY_SETS: Final = 64
+"""How many sets of keys each union remembers the variant of."""
 
 
 class _UnionMeta(type):
@@ -164,19 +184,23 @@ class UntaggedUnion(metaclass=_UnionMeta):
         if not isinstance(value, dict):
             return cls._decode_among([e for e in plan.for_others if e[2](value)], value)
         # The common case, written out: one variant has the value's shape, and converts.
-        found: _Entry | None = None
-        for entry in plan.for_objects:
-            required = entry[1]
-            if value.keys() >= required if required is not None else entry[2](value):
-                if found is not None:
-                    return cls._decode_among([e for e in plan.for_objects if e[2](value)], value)
-                found = entry
+        obj: dict[str, Any] = value  # pyright: ignore[reportUnknownVariableType]
+        by_keys = plan.by_keys
+        if by_keys is None:
+            found = plan.only(obj)
+        else:
+            keys = tuple(obj)
+            found = by_keys.get(keys, _UNSEEN)
+            if found is _UNSEEN:
+                found = plan.only(obj)
+                if len(by_keys) < _KEY_SETS:  # a peer inventing keys must not grow memory
+                    by_keys[keys] = found
         if found is not None:
             try:
                 return found[3](value)
             except msgspec.ValidationError:
                 return cls._decode_among([found], value)
-        return cls._decode_among([], value)
+        return cls._decode_among([e for e in plan.for_objects if e[2](value)], value)
 
     @classmethod
     def _decode_among(cls, candidates: list[_Entry], value: Any) -> Any:
@@ -238,7 +262,8 @@ def _is_class(value: object) -> TypeGuard[type[Any]]:
 
 def dec_hook(tp: Any, value: Any) -> Any:
     """The msgspec ``dec_hook`` that decodes untagged unions; pass it to every Decoder."""
-    if isinstance(tp, _UnionMeta):
-        union = cast("type[UntaggedUnion]", tp)
+    meta: object = tp.__class__
+    if meta is _UnionMeta:  # the only metaclass of unions (no cast call: a hot path)
+        union: type[UntaggedUnion] = tp
         return union.decode_value(value)
     raise NotImplementedError(f"mcpgen runtime cannot decode type {tp!r}")

@@ -36,7 +36,7 @@ from .events import (
     RequestId,
     Response,
 )
-from .frame_guard import DEFAULT_MAX_DEPTH, frame_problem, shape_problem
+from .frame_guard import DEFAULT_MAX_DEPTH, shape_problem
 from .ledger import Batch, CancelledParams, Incoming, Outgoing, ProgressParams, Recent
 from .lifecycle import Lifecycle, Phase, Sender
 from .methods import MethodSpec
@@ -48,6 +48,7 @@ from .reader import (
     read_params,
     reader_for,
     request_params,
+    sniff_id,
 )
 from .tasks import variant
 from .wire import (
@@ -197,16 +198,20 @@ class Session:
         """
         if len(frame) > self.max_frame_size:
             return too_large(len(frame), self.max_frame_size)
-        problem = frame_problem(frame, self.max_depth)  # what msgspec would raise, not answer
-        if problem is not None:
-            return Inbound([Malformed(problem)])
         reader = self._reader
         if reader is None or reader.methods is not self.methods:
             reader = self._reader = reader_for(self.methods, self._peer)
         awaiting = self._awaiting
         if not awaiting:
-            return reader.parse(frame)
-        return reader.parse(frame, next(iter(awaiting)) if len(awaiting) == 1 else MIXED)
+            return reader.parse(frame, None, self.max_depth)  # frame_problem checked there
+        if len(awaiting) == 1:
+            return reader.parse(frame, next(iter(awaiting)), self.max_depth)
+        # Results of several types awaited: the id the frame seems to answer picks one.
+        rid = sniff_id(frame)
+        pending = None if rid is None else self._outgoing.get(rid)
+        if pending is None:
+            return reader.parse(frame, MIXED, self.max_depth)
+        return reader.parse(frame, pending.spec.result, self.max_depth, rid)
 
     def receive(self, frame: bytes | Inbound) -> list[Event]:
         """Process one incoming frame (one JSON value, or ``parse``'s result); say what it meant."""
@@ -224,7 +229,7 @@ class Session:
                 return events
             batch = Batch()
         for message in inbound.messages:
-            if isinstance(message, Malformed):
+            if type(message) is Malformed:
                 self._refuse(events, message.error, message.id, batch)
             else:
                 self._dispatch(message, events, batch)
@@ -272,7 +277,7 @@ class Session:
         else:
             assert spec is not None
             try:
-                params, token = request_params(spec, raw, tolerant=self.tolerant)
+                params, token = request_params(spec, raw, self.tolerant)
             except RemoteProtocolError as exc:
                 error = exc
             else:
@@ -297,7 +302,7 @@ class Session:
             events.append(ProtocolViolation(RemoteProtocolError(refused)))
             return
         try:
-            params = read_params(spec, raw, tolerant=self.tolerant)
+            params = read_params(spec, raw, self.tolerant)
         except RemoteProtocolError as exc:
             events.append(ProtocolViolation(exc))
             return
@@ -358,7 +363,7 @@ class Session:
                 events.append(ErrorResponse(id_, method, decode_error(raw_error)))
             else:
                 assert result is not None
-                decoded = decode_result(pending.spec, result, tolerant=self.tolerant)
+                decoded = decode_result(pending.spec, result, self.tolerant)
                 events.append(Response(id_, method, decoded))
         except msgspec.ValidationError as exc:
             kind = "error" if raw_error is not None else "result"

@@ -14,19 +14,18 @@ from __future__ import annotations
 
 import contextlib
 from functools import lru_cache
-from typing import Any, Final, Literal, Protocol, TypeAlias, cast, get_origin
+from typing import Any, Final, Literal, Protocol, TypeAlias, cast, final, get_origin
 
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
 
 from .errors import (
-    PARSE_ERROR,
     ErrorObject,
     LocalProtocolError,
     RemoteProtocolError,
 )
 from .events import ProgressToken, RequestId
-from .frame_guard import DEFAULT_MAX_DEPTH, frame_problem, well_formed
+from .frame_guard import DEFAULT_MAX_DEPTH, frame_problem, parse_error, well_formed
 from .methods import MethodSpec
 
 AnySpec: TypeAlias = "MethodSpec[Any, Any]"
@@ -85,6 +84,7 @@ class Message(Protocol):
         ...
 
 
+@final  # never subclassed: ``type(m) is Malformed`` tells it apart (faster than isinstance)
 class Malformed(msgspec.Struct, frozen=True, gc=False):
     """A frame (or a batch member) that is no usable message: the error to answer with."""
 
@@ -245,9 +245,12 @@ def as_id(value: object) -> RequestId | None:
 # -- receiving -----------------------------------------------------------------------------
 
 
-def parse(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Inbound:
-    """The general path: a frame's messages as envelopes (params and result left raw)."""
-    problem = frame_problem(frame, max_depth)  # what msgspec would raise, not answer
+def parse(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH, *, checked: bool = False) -> Inbound:
+    """The general path: a frame's messages as envelopes (params and result left raw).
+
+    ``checked``: ``frame_problem`` already passed the frame (not checked again).
+    """
+    problem = None if checked else frame_problem(frame, max_depth)  # what msgspec would raise
     if problem is not None:
         return Inbound([Malformed(problem)])
     try:
@@ -256,16 +259,16 @@ def parse(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Inbound:
     except msgspec.ValidationError:
         pass
     except msgspec.DecodeError as exc:
-        return Inbound([Malformed(RemoteProtocolError(f"Parse error: {exc}", PARSE_ERROR))])
+        return Inbound([Malformed(parse_error(frame, str(exc), max_depth))])
     try:
         value = FRAME_DECODER.decode(frame)
     except msgspec.ValidationError as exc:
         if not well_formed(frame):  # a typed decode stops at the first wrong value
-            error = RemoteProtocolError("Parse error: not well-formed JSON", PARSE_ERROR)
+            error = parse_error(frame, "not well-formed JSON", max_depth)
             return Inbound([Malformed(error)])
         return Inbound([Malformed(RemoteProtocolError(f"Invalid request: {exc}"), id_of(frame))])
     except msgspec.DecodeError as exc:  # an object ends early ("[1]]"): the plain one said no
-        return Inbound([Malformed(RemoteProtocolError(f"Parse error: {exc}", PARSE_ERROR))])
+        return Inbound([Malformed(parse_error(frame, str(exc), max_depth))])
     if isinstance(value, Envelope):  # pragma: no cover - the plain decoder took it above
         return Inbound([value])
     messages: list[Message | Malformed] = []
