@@ -53,10 +53,10 @@ def render(
 
     converters = None
     if len(irs) > 1 and schema_file is None:
-        servers = tuple(
-            (ir.revision, ir.module) for ir in irs if any(n == "server.py" for _, n in ir.templates)
-        )
-        converters = replace(build_convert(revisions), servers=servers)
+        served = [ir for ir in irs if any(n == "server.py" for _, n in ir.templates)]
+        servers = tuple((ir.revision, ir.module) for ir in served)
+        clients = tuple((ir.revision, ir.module) for ir in served if ir.has_handshake)
+        converters = replace(build_convert(revisions), servers=servers, clients=clients)
     files = render_package(PackageIR(__version__, tuple(irs), converters))
     return files, warnings
 

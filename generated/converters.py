@@ -27,7 +27,6 @@ from .v2025_06_18.client import Client as Client2025_06_18
 from .v2025_06_18.server import Server as Server2025_06_18
 from .v2025_11_25.client import Client as Client2025_11_25
 from .v2025_11_25.server import Server as Server2025_11_25
-from .v2026_07_28.client import Client as Client2026_07_28
 from .v2026_07_28.server import Server as Server2026_07_28
 
 __all__ = ["CLIENTS", "ORDER", "SERVERS", "STEPS", "connect", "every_revision"]
@@ -1033,9 +1032,8 @@ CLIENTS: Final[dict[str, type[ClientBase[Any]]]] = {
     "2025-03-26": Client2025_03_26,
     "2025-06-18": Client2025_06_18,
     "2025-11-25": Client2025_11_25,
-    "2026-07-28": Client2026_07_28,
 }
-"""The ``Client`` base of each revision a client can talk to through conversion."""
+"""The ``Client`` of each initialize-era revision a client can talk to through conversion."""
 
 
 async def connect(

@@ -152,6 +152,16 @@ class ConvertIR:
     """The schema sha256 of each revision, in the order of ``revisions``."""
     servers: tuple[tuple[str, str], ...] = ()
     """(revision, subpackage) of the revisions with a ``Server`` the bridge can adapt."""
+    clients: tuple[tuple[str, str], ...] = ()
+    """(revision, subpackage) of those whose ``Client`` can stand in for another in an
+    ``initialize`` handshake (the stateless revision has none)."""
+
+    @property
+    def bases(self) -> tuple[tuple[str, str, str], ...]:
+        """(subpackage, module, class) of each ``Client``/``Server`` imported, in import order."""
+        found = [(m, "client", "Client") for _, m in self.clients]
+        found += [(m, "server", "Server") for _, m in self.servers]
+        return tuple(sorted(found))
 
     @property
     def schemas(self) -> tuple[tuple[str, str], ...]:

@@ -215,12 +215,8 @@ async def connect_client(
     own = implemented_handlers(client, client.ROUTES)
     shadows: list[ClientBase[Any]] = []
     for other, cls in clients.items():
-        if (
-            other == client.PROTOCOL_VERSION
-            or other not in order
-            or "initialize" not in cls.METHODS
-        ):
-            continue  # the handshake is the initialize era's: a stateless revision has none
+        if other == client.PROTOCOL_VERSION or other not in order:
+            continue
         theirs = (other, cls.METHODS)
         shadow = cls(name=client.name, version=client.version, timeout=client.timeout)
         for method, attr in cls.ROUTES.items():
