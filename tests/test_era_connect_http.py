@@ -11,8 +11,8 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from generated._runtime.auth.client import RawSend
 from generated._runtime.transports.base import ConnectionClosed
+from generated._runtime.transports.http.base import RawSend
 from generated._runtime.transports.http.sse import DEFAULT_MAX_EVENT_CHARS
 from generated.runtime import connect_http
 from generated.v2026_07_28 import Client, Server, ServerContext

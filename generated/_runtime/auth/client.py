@@ -28,6 +28,7 @@ from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 import aiohttp
 import msgspec
 
+from ..transports.http.base import RawSend
 from .crypto import client_assertion, pkce_pair, random_state
 from .errors import (
     AuthorizationError,
@@ -51,8 +52,6 @@ from .storage import InMemoryTokenStorage, StoredToken, TokenStorage
 
 RedirectHandler = Callable[[str], Awaitable[str]]
 """Sends the user to an authorization URL; returns the URL they were redirected back to."""
-RawSend = Callable[[str, str, Mapping[str, str], "bytes | None", bool], Awaitable[Any]]
-"""The transport's own send: (method, url, headers, body, stream) -> aiohttp response."""
 DEFAULT_REDIRECT_URI: Final = "http://localhost:3030/callback"
 MAX_STEP_UP: Final = 2
 """Re-authorizations for more scope per request (with the first one: at most 3 attempts)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypeAlias
 from urllib.parse import urljoin, urlsplit
 
 import msgspec
@@ -42,15 +42,19 @@ NETWORK_ERRORS: Final = (aiohttp.ClientError, asyncio.TimeoutError)
 """What aiohttp raises when the network, the server or a timeout fails a request or a body."""
 
 
+RawSend: TypeAlias = Callable[
+    [str, str, Mapping[str, str], bytes | None, bool], Awaitable[aiohttp.ClientResponse]
+]
+"""The transport's own send: (method, url, headers, body, stream) -> the response."""
+
+
 class HttpAuth(Protocol):
     """What the transport needs of an authorization hook (``_runtime.auth.OAuthClient``)."""
 
     async def send(
         self,
         http: aiohttp.ClientSession,
-        raw_send: Callable[
-            [str, str, Mapping[str, str], bytes | None, bool], Awaitable[aiohttp.ClientResponse]
-        ],
+        raw_send: RawSend,
         method: str,
         url: str,
         headers: Mapping[str, str],
