@@ -4,23 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from tests.process_support import free_port
+
 SERVER = str(Path(__file__).resolve().parent / "harden_server.py")
 START_S = 20.0
 """Starting Python and importing the generated package may be slow on a loaded machine."""
-
-
-def free_port() -> int:
-    """A TCP port of 127.0.0.1 free just now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def rss_mib(pid: int) -> float:
