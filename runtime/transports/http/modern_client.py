@@ -82,7 +82,8 @@ class HttpChannel:
         tool = self.tool_headers.get(name, ()) if method == "tools/call" else ()
         headers = {**_ACCEPT, **self._extra, **request_headers(version, method, params, tool)}
         try:
-            return await asyncio.wait_for(self._post(frame, headers, related), timeout)
+            async with asyncio.timeout(timeout):  # no extra task per call, unlike wait_for
+                return await self._post(frame, headers, related)
         except aiohttp.ClientError as exc:
             raise ConnectionClosed(f"HTTP request failed: {exc}") from exc
 
