@@ -29,8 +29,11 @@ from generated.v2025_06_18 import types as mid  # noqa: E402
 from generated.v2025_11_25 import Client as NewClient  # noqa: E402
 from generated.v2025_11_25 import types as new  # noqa: E402
 
-SERVER = ROOT / "bench" / "peers" / "every_server.py"
-OLD_SERVER = ROOT / "bench" / "peers" / "old_server.py"
+ECHO = str(ROOT / "bench" / "peers" / "echo_server.py")
+SERVER = [ECHO, "2025-11-25", "--every"]
+"""Written for 2025-11-25, served to every revision."""
+OLD_SERVER = [ECHO, "2024-11-05"]
+"""Written for 2024-11-05: no conversion for its clients."""
 CALLS = 2000
 ROUNDS = 3
 REPEAT = 2000
@@ -78,10 +81,10 @@ def per_message() -> None:
     )
 
 
-async def round_trips(client_cls: Any, server: Path = SERVER) -> tuple[float, float]:
+async def round_trips(client_cls: Any, server: list[str] = SERVER) -> tuple[float, float]:
     """Sequential tools/call round trips per second, and server CPU per call (us)."""
     client = client_cls(name="bench")
-    await client.connect_stdio(sys.executable, [str(server)])
+    await client.connect_stdio(sys.executable, server)
     try:
         await client.call_tool(name="echo", arguments={"text": "warm"})
         cpu = ServerCPU()

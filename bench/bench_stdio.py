@@ -58,7 +58,7 @@ async def timed(calls: int, concurrency: int, call: Callable[[int], Awaitable[ob
 async def bench_ours(concurrency: int) -> Rate:
     """Our client against our server."""
     client = Client(name="bench")
-    await client.connect_stdio(sys.executable, [str(PEERS / "ours_server.py")])
+    await client.connect_stdio(sys.executable, [str(PEERS / "echo_server.py"), "2025-06-18"])
     try:
         await client.call_tool(name="echo", arguments={"text": "warm"})
         return await timed(
@@ -112,7 +112,7 @@ async def cold_ours() -> float:
     """Seconds from spawn to initialize result, our server."""
     start = time.perf_counter()
     client = Client(name="bench")
-    await client.connect_stdio(sys.executable, [str(PEERS / "ours_server.py")])
+    await client.connect_stdio(sys.executable, [str(PEERS / "echo_server.py"), "2025-06-18"])
     elapsed = time.perf_counter() - start
     await client.close()
     return elapsed

@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.peers.ours_server import EchoServer
+from bench.peers.echo_server import echo_server
 from generated._runtime.transports.http.server import HttpOptions, run_http
 
 if __name__ == "__main__":
@@ -15,4 +15,4 @@ if __name__ == "__main__":
     options = HttpOptions(
         json_response=mode in ("json", "stateless"), stateless=mode == "stateless"
     )
-    run_http(EchoServer(), "127.0.0.1", int(sys.argv[1]), options)
+    run_http(echo_server("2025-06-18"), "127.0.0.1", int(sys.argv[1]), options)
