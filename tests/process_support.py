@@ -86,3 +86,9 @@ def http_process(args: Callable[[int], list[str]]) -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+def demo_over_http() -> contextlib.AbstractContextManager[str]:
+    """``examples/demo_server.py`` over Streamable HTTP on a free port; yields its MCP URL."""
+    demo = str(ROOT / "examples" / "demo_server.py")
+    return http_process(lambda port: [demo, "--http", f"127.0.0.1:{port}"])

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.process_support import demo_over_http
+
 ROOT = Path(__file__).resolve().parents[1]
 CLIENT = ROOT / "examples" / "demo_client.py"
 SERVER = ROOT / "examples" / "demo_server.py"
@@ -164,28 +166,10 @@ async def test_demo_server_replays_a_session_from_a_file(tmp_path: Path) -> None
 
 async def test_demo_client_passes_over_http_and_the_legacy_fallback() -> None:
     """The same demo over Streamable HTTP, then through /sse (the HTTP+SSE fallback)."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = await asyncio.create_subprocess_exec(
-        sys.executable, str(SERVER), "--http", f"127.0.0.1:{port}", cwd=ROOT
-    )
-    try:
-        for _ in range(200):
-            try:
-                _, writer = await asyncio.open_connection("127.0.0.1", port)
-            except OSError:
-                await asyncio.sleep(0.05)
-                continue
-            writer.close()
-            break
+    with demo_over_http() as url:
+        base = url.removesuffix("/mcp")
         for path in ("/mcp", "/sse"):
-            code, out, err = await run_client(f"http://127.0.0.1:{port}{path}")
+            code, out, err = await run_client(f"{base}{path}")
             assert code == 0, f"{path} stdout:\n{out}\nstderr:\n{err}"
             assert "== demo finished: every step behaved as expected" in out
             assert "  ok  after setLevel debug, debug logs arrive" in out
-    finally:
-        server.terminate()
-        await asyncio.wait_for(server.wait(), 10)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socket
 import sys
 import warnings
 from collections.abc import AsyncIterator
@@ -24,6 +23,8 @@ from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPDeprecationWarning
+
+from tests.process_support import demo_over_http
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "examples" / "demo_server.py"
@@ -224,26 +225,9 @@ def test_demo_serves_every_revision_over_stdio(revision: str) -> None:
 
 async def over_http() -> None:
     """One demo server over Streamable HTTP; the SDK client pinned to each revision in turn."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = await asyncio.create_subprocess_exec(
-        sys.executable, str(SERVER), "--http", f"127.0.0.1:{port}", cwd=ROOT
-    )
-    try:
-        for _ in range(200):
-            try:
-                _, writer = await asyncio.open_connection("127.0.0.1", port)
-            except OSError:
-                await asyncio.sleep(0.05)
-                continue
-            writer.close()
-            break
+    with demo_over_http() as url:
         for revision in REVISIONS:
-            await feature_steps(revision, f"http://127.0.0.1:{port}/mcp")
-    finally:
-        server.terminate()
-        await asyncio.wait_for(server.wait(), 10)
+            await feature_steps(revision, url)
 
 
 def test_demo_serves_every_revision_over_http() -> None:

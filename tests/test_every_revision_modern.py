@@ -31,7 +31,7 @@ from generated._runtime.transports.stdio import spawn_server
 from generated.v2025_11_25 import Client as LegacyClient
 from generated.v2026_07_28 import Client
 from generated.v2026_07_28 import types as t
-from tests.process_support import http_process
+from tests.process_support import demo_over_http
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = str(ROOT / "examples" / "demo_server.py")
@@ -59,11 +59,6 @@ async def sample(
 def first_text(result: Any) -> str:
     """The text of a result's first block."""
     return str(result.content[0].text)
-
-
-def http_demo() -> contextlib.AbstractContextManager[str]:
-    """The demo server over Streamable HTTP on a free port; yield its URL."""
-    return http_process(lambda port: [SERVER, "--http", f"127.0.0.1:{port}"])
 
 
 @contextlib.asynccontextmanager
@@ -105,7 +100,7 @@ async def test_sdk_modern_client_against_the_converted_demo_over_stdio() -> None
 
 async def test_sdk_modern_client_against_the_converted_demo_over_http() -> None:
     """HTTP: the same steps, one POST each, on the endpoint that also serves 2024-11-05."""
-    with http_demo() as url:
+    with demo_over_http() as url:
         async with asyncio.timeout(60), sdk_client(url) as client:
             await sdk_steps(client)
 
@@ -151,7 +146,7 @@ async def test_our_modern_client_against_the_converted_demo_over_stdio() -> None
 
 async def test_our_modern_client_against_the_converted_demo_over_http() -> None:
     """The same over Streamable HTTP."""
-    with http_demo() as url:
+    with demo_over_http() as url:
         guest = Guest(name="guest", version="1")
         async with asyncio.timeout(60):
             got = await connect_http_auto(guest, [LegacyClient(name="guest", version="1")], url)
