@@ -196,6 +196,13 @@ async def test_legacy_http_sse() -> None:
             assert missing.status_code == 404
             bad = await live.client.post(endpoint.data, content=b"{nope", headers=JSON_CT)
             assert bad.status_code == 400 and bad.json()["error"]["code"] == -32700
+            broken = b'{"jsonrpc":"2.0","id":5,"method":"ping\xff"}'
+            bad = await live.client.post(endpoint.data, content=broken, headers=JSON_CT)
+            assert bad.status_code == 400 and bad.json()["error"]["code"] == -32700
+            deep = b"[" * 200 + b"]" * 200
+            bad = await live.client.post(endpoint.data, content=deep, headers=JSON_CT)
+            assert bad.status_code == 400 and bad.json()["error"]["code"] == -32600
+            assert "nesting deeper than 128" in bad.json()["error"]["message"]
         gone = await live.client.post(endpoint.data, content=b"{}", headers=JSON_CT)
         for _ in range(50):  # the server notices the closed stream and drops the session
             if gone.status_code == 404:

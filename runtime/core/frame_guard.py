@@ -173,13 +173,16 @@ def shape_problem(env: Message) -> str | None:
     return None
 
 
-def decode_untyped(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+def decode_untyped(
+    frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH, *, checked: bool = False
+) -> Any:
     """Decode a frame to builtins, or raise ``RemoteProtocolError`` (-32700 / -32600).
 
     For the paths that read a whole message generically (the 2026-07-28 era): broken UTF-8,
     nesting past ``max_depth`` and text that is not JSON are the peer's errors, never ours.
+    ``checked``: ``frame_problem`` already passed the frame (not checked again).
     """
-    problem = frame_problem(frame, max_depth)
+    problem = None if checked else frame_problem(frame, max_depth)
     if problem is not None:
         raise problem
     try:

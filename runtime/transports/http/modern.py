@@ -56,9 +56,12 @@ def wants_modern(headers: Mapping[str, str], body: bytes) -> bool:
 async def serve_modern_post(
     engine: ModernServer, headers: Mapping[str, str], body: bytes, receive: Receive, send: Send
 ) -> None:
-    """Answer one modern POST (JSON, or SSE once the handler sends a notification)."""
+    """Answer one modern POST (JSON, or SSE once the handler sends a notification).
+
+    The app has refused a body that ``frame_problem`` finds bad before routing it here.
+    """
     try:
-        message = decode_untyped(body)
+        message = decode_untyped(body, checked=True)
     except RemoteProtocolError as exc:
         await _json(send, 400, error_frame(None, exc.code, exc.message))
         return

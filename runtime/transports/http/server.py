@@ -124,14 +124,12 @@ def _error_body(message: str, code: int = -32600, id_: str | int | None = None) 
     return msgspec.json.encode(body)
 
 
-def _refuse_bad(body: bytes, inbound: Inbound, max_depth: int) -> None:
+def _refuse_bad(inbound: Inbound) -> None:
     """Refuse a body the server cannot accept, whole: 400 with the JSON-RPC error it deserves.
 
     Then nothing of it reaches a session, whose error answers would have no stream to go on.
+    A frame the guard refuses (broken UTF-8, too deep) is parsed as ``Malformed`` with its error.
     """
-    problem = frame_problem(body, max_depth)
-    if problem is not None:
-        raise _Reject(400, problem.message, code=problem.code)
     if not inbound.messages:
         raise _Reject(400, "Invalid Request: expected a JSON-RPC message")
     for message in inbound.messages:
@@ -315,8 +313,8 @@ class McpHttpApp:
         # Parsed once, by the session that will take it when there is one: what routing
         # needs (ids owed an answer, methods) comes from the same parse the session acts on.
         known = self._known(headers)
-        inbound = known.parse(body) if known is not None else parse(body)
-        _refuse_bad(body, inbound, self.options.max_depth)
+        inbound = known.parse(body) if known is not None else parse(body, checked=True)
+        _refuse_bad(inbound)
         requests = inbound.request_ids
         if self.options.stateless and not requests:
             if inbound.batch and not self._batches(headers.get("mcp-protocol-version")):
@@ -451,7 +449,7 @@ class McpHttpApp:
             raise _Reject(404, "Session not found")
         body = await _read_body(receive, self.options.max_body)
         inbound = session.parse(body)
-        _refuse_bad(body, inbound, self.options.max_depth)
+        _refuse_bad(inbound)
         await session.feed(inbound)
         await _respond(send, 202, b"Accepted", content_type=b"text/plain")
 
