@@ -226,3 +226,28 @@ async def test_post_stream_of_2025_11_25_starts_with_a_priming_event_before_its_
         get["mcp-session-id"] = live.raw.session_id or ""
         replay = await live.client.get("/mcp", headers=get)
         assert replay.text.count("data: {") == 4 and '"id":3' in replay.text.replace(" ", "")
+
+
+@bounded
+async def test_a_raised_max_depth_reaches_the_session() -> None:
+    """``HttpOptions(max_depth=200)``: a 150-deep ping is answered, a 250-deep one refused.
+
+    The app's guard and the session's parse read the same bound (the session used to keep
+    the default 128 and refuse what the app had let through).
+    """
+
+    def ping(id_: int, depth: int) -> bytes:
+        deep = b"[" * depth + b"]" * depth
+        return b'{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"_meta":{"x":%s}}}' % (
+            id_,
+            deep,
+        )
+
+    async with live_app(HttpOptions(max_depth=200)) as live:
+        await live.raw.start()
+        answered = await live.raw.post(ping(7, 150))
+        assert answered.status_code == 200, answered.text
+        assert '"id":7' in answered.text.replace(" ", "") and '"result":{}' in answered.text
+        refused = await live.raw.post(ping(8, 250))
+        rpc_error(refused, -32600)
+        assert "nesting deeper than 200" in refused.json()["error"]["message"]

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from ..core.errors import INVALID_PARAMS, CapabilityError, MCPError
 from ..core.events import Request
+from ..core.frame_guard import DEFAULT_MAX_DEPTH
 from ..core.lifecycle import Phase, as_json, choose_version, has_capability, initial_phase
 from ..core.methods import MethodSpec
 from ..core.session import Session
@@ -150,7 +151,9 @@ class ServerBase:
 class ServerConnection(Connection):
     """One client connection to one or more servers (one per protocol revision)."""
 
-    def __init__(self, servers: list[ServerBase], transport: Transport) -> None:
+    def __init__(
+        self, servers: list[ServerBase], transport: Transport, max_depth: int = DEFAULT_MAX_DEPTH
+    ) -> None:
         super().__init__()
         self.servers = {s.PROTOCOL_VERSION: s for s in servers if "initialize" in s.METHODS}
         if not self.servers:
@@ -168,6 +171,7 @@ class ServerConnection(Connection):
             batch=False,
             phase=initial_phase(newest.METHODS),
             tolerant=newest.tolerant,
+            max_depth=max_depth,
         )
         self.peer = Peer(session, transport, self._on_request, self._on_notification)
 

@@ -25,6 +25,7 @@ from collections import OrderedDict, deque
 from typing import Final, Protocol
 
 from ...core.events import Cancelled, RequestId
+from ...core.frame_guard import DEFAULT_MAX_DEPTH
 from ...core.wire import Inbound, Outbound
 from ...roles.server import ServerBase, ServerConnection
 from ..base import ConnectionClosed, RelatedId
@@ -280,6 +281,7 @@ class HttpSession:
         json: bool = False,
         max_stream_bytes: int = DEFAULT_STREAM_BYTES,
         stall_timeout: float = DEFAULT_STALL_TIMEOUT_S,
+        max_depth: int = DEFAULT_MAX_DEPTH,
     ) -> None:
         self.id = secrets.token_urlsafe(24)
         self.max_stream_bytes = max_stream_bytes
@@ -293,7 +295,7 @@ class HttpSession:
         self.protocol_version = ""
         """The negotiated protocol version ("" until initialize; told by the connection)."""
         self.transport = SessionTransport(self)
-        self.connection = ServerConnection(servers, self.transport)
+        self.connection = ServerConnection(servers, self.transport, max_depth)
         self.streams: dict[str, Stream] = {STANDALONE: self._new_stream(STANDALONE)}
         self.by_request: dict[RequestId, Stream] = {}
         self.ended = False

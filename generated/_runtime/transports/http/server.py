@@ -374,6 +374,7 @@ class McpHttpApp:
             json=opts.json_response,
             max_stream_bytes=opts.max_stream_bytes,
             stall_timeout=opts.stream_stall_timeout,
+            max_depth=opts.max_depth,
         )
 
     async def _session_for_post(self, headers: dict[str, str], initialize: bool) -> HttpSession:
