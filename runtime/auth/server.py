@@ -9,6 +9,9 @@ either era: sessions or stateless):
   resource_metadata="...", scope="..."`` (and ``error="invalid_token"`` when a token was sent);
 - a token without the scopes the request needs (``required_scopes``, plus ``scopes_for`` of
   the JSON-RPC method) gets ``403`` with ``error="insufficient_scope"`` and the scopes needed;
+- to learn those methods a POST body is read first, through the frame guard the MCP app runs:
+  a body it refuses (broken UTF-8, nesting too deep) gets the app's own ``400`` JSON-RPC error
+  from here, and any other body the app's own answer;
 - a token is accepted only if the verifier found this resource in its audience;
 - the principal is available to handlers (``current_principal()``) and a session stays bound
   to the subject that opened it.
@@ -24,6 +27,9 @@ from urllib.parse import urlsplit
 
 import msgspec
 
+from ..core.frame_guard import DEFAULT_MAX_DEPTH
+from ..core.wire import as_object
+from ..transports.http.server import McpHttpApp, frame_refusal
 from .metadata import (
     PRM_WELL_KNOWN,
     ProtectedResourceMetadata,
@@ -44,12 +50,13 @@ MAX_BODY: Final = 4 * 1024 * 1024
 """Largest POST body read to learn its JSON-RPC methods (larger ones get 413)."""
 
 
-class _Probe(msgspec.Struct):
-    method: Any = None
-    params: Any = None
+class _Refused(Exception):
+    """An answer given here, not by the app: a body whose methods cannot be read."""
 
-
-_PROBE: Final = msgspec.json.Decoder(_Probe | list[_Probe])
+    def __init__(self, status: int, body: bytes) -> None:
+        super().__init__(status)
+        self.status = status
+        self.body = body
 
 
 @dataclass(frozen=True)
@@ -98,9 +105,12 @@ class ProtectedMcpApp:
         verifier: TokenVerifier,
         *,
         max_body: int = MAX_BODY,
+        max_depth: int | None = None,
     ) -> None:
         self.app = app
         self.max_body = max_body
+        self.max_depth = max_depth if max_depth is not None else _max_depth_of(app)
+        """Deepest nesting read in a body (default: the wrapped ``McpHttpApp``'s, else 128)."""
         self.resource = resource
         self.verifier = verifier
         self._audience = canonical_resource(resource.resource)
@@ -133,11 +143,11 @@ class ProtectedMcpApp:
             reason = "the token was not issued for this resource (audience)"
             await self._refuse(send, 401, needed, "invalid_token", reason)
             return
-        read = await self._method_scopes(scope, receive, needed)
-        if read is None:
-            await _answer(send, 413, _error("invalid_request", "the body is too large"), [])
+        try:
+            receive, needed = await self._method_scopes(scope, receive, needed)
+        except _Refused as refused:
+            await _answer(send, refused.status, refused.body, [])
             return
-        receive, needed = read
         if not needed <= principal.scopes:
             reason = f"this request needs the scopes {' '.join(sorted(needed))}"
             await self._refuse(send, 403, needed, "insufficient_scope", reason)
@@ -150,9 +160,12 @@ class ProtectedMcpApp:
 
     async def _method_scopes(
         self, scope: Scope, receive: Receive, needed: set[str]
-    ) -> tuple[Receive, set[str]] | None:
+    ) -> tuple[Receive, set[str]]:
         """Read a POST's body (bounded) to add the scopes its methods need; replay it after.
-        None: the body is larger than ``max_body`` (its methods cannot be known)."""
+
+        Refused here: a body larger than ``max_body`` (413), one the frame guard refuses (400,
+        the app's answer). Its methods cannot be known, and it must not pass with fewer scopes.
+        """
         if self.resource.scopes_for is None or scope["method"] != "POST":
             return receive, needed
         messages: list[dict[str, Any]] = []
@@ -163,17 +176,21 @@ class ProtectedMcpApp:
             size += len(message.get("body", b""))
             more = message.get("type") == "http.request" and message.get("more_body", False)
             if size > self.max_body:
-                return None
+                raise _Refused(413, _error("invalid_request", "the body is too large"))
         if messages:
             body = b"".join(m.get("body", b"") for m in messages)
-            probed: _Probe | list[_Probe]
+            refusal = frame_refusal(body, self.max_depth)
+            if refusal is not None:
+                raise _Refused(400, refusal)
             try:
-                probed = _PROBE.decode(body)
-            except msgspec.DecodeError:
-                probed = []
-            for item in probed if isinstance(probed, list) else [probed]:
-                if isinstance(item.method, str):
-                    needed |= set(self.resource.scopes_for(item.method, item.params))
+                probed: object = msgspec.json.decode(body)
+            except msgspec.DecodeError:  # no message: the app refuses it, whatever the scopes
+                probed = None
+            items = cast("list[object]", probed) if isinstance(probed, list) else [probed]
+            for item in items:
+                found = as_object(item)  # a batch's other items do not hide its requests
+                if found is not None and isinstance(method := found.get("method"), str):
+                    needed |= set(self.resource.scopes_for(method, found.get("params")))
 
         async def replay() -> dict[str, Any]:
             """The messages already read, then the rest."""
@@ -222,6 +239,11 @@ class ProtectedMcpApp:
         params["error_description"] = reason
         header = [(b"www-authenticate", format_challenge(params).encode("latin-1", "replace"))]
         await _answer(send, status, _error(error or "invalid_request", reason), header)
+
+
+def _max_depth_of(app: object) -> int:
+    """The nesting limit of the wrapped app's frame guard (128 for an app of unknown kind)."""
+    return app.options.max_depth if isinstance(app, McpHttpApp) else DEFAULT_MAX_DEPTH
 
 
 def _error(code: str, description: str) -> bytes:

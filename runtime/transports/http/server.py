@@ -124,6 +124,16 @@ def _error_body(message: str, code: int = -32600, id_: str | int | None = None) 
     return msgspec.json.encode(body)
 
 
+def frame_refusal(body: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> bytes | None:
+    """The JSON-RPC error the MCP endpoint answers (400) to a POST body the frame guard refuses
+    (broken UTF-8: -32700, nesting past ``max_depth``: -32600), or None if the guard passes it.
+
+    ``ProtectedMcpApp`` answers with it too when it reads a body's methods before the app does.
+    """
+    problem = frame_problem(body, max_depth)
+    return None if problem is None else _error_body(problem.message, problem.code)
+
+
 def _refuse_bad(inbound: Inbound) -> None:
     """Refuse a body the server cannot accept, whole: 400 with the JSON-RPC error it deserves.
 
@@ -304,9 +314,10 @@ class McpHttpApp:
         if not headers.get("content-type", "").startswith("application/json"):
             raise _Reject(415, "Unsupported Media Type: Content-Type must be application/json")
         body = await _read_body(receive, self.options.max_body)
-        problem = frame_problem(body, self.options.max_depth)  # before any decoding, either era
-        if problem is not None:
-            raise _Reject(400, problem.message, code=problem.code)
+        refusal = frame_refusal(body, self.options.max_depth)  # before any decoding, either era
+        if refusal is not None:
+            await _respond(send, 400, refusal)
+            return
         if self.modern is not None and (not self.servers or wants_modern(headers, body)):
             await serve_modern_post(self.modern, headers, body, receive, send)
             return
