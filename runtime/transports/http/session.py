@@ -299,6 +299,8 @@ class HttpSession:
         self.streams: dict[str, Stream] = {STANDALONE: self._new_stream(STANDALONE)}
         self.by_request: dict[RequestId, Stream] = {}
         self.ended = False
+        self.proven = False
+        """Whether the client made a request after its ``initialize`` (see ``eviction``)."""
         self._last_active = time.monotonic()
         self._counter = itertools.count(1)
 
@@ -308,8 +310,9 @@ class HttpSession:
         return self.streams[STANDALONE]
 
     def touch(self) -> None:
-        """Note that the client used the session just now."""
+        """Note that the client used the session just now (a request after its initialize)."""
         self._last_active = time.monotonic()
+        self.proven = True
 
     def idle_for(self) -> float:
         """Seconds since the client last used the session (0 while a stream is open)."""

@@ -33,6 +33,7 @@ from ...core.frame_guard import DEFAULT_MAX_DEPTH, frame_problem, shape_problem
 from ...core.wire import Inbound, Malformed, as_id, parse
 from ...roles.modern import modern_engine
 from ...roles.server import ServerBase
+from .eviction import EVICT_IDLE_S, EVICT_UNPROVEN_S, choose_eviction
 from .modern import serve_modern_post, wants_modern
 from .session import (
     DEFAULT_STALL_TIMEOUT_S,
@@ -55,8 +56,6 @@ Authenticate = Callable[[Mapping[str, str]], Awaitable[bool]]
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 DEFAULT_MAX_SESSIONS = 1000
 """Live sessions (Streamable HTTP and legacy) one app keeps at most."""
-EVICT_IDLE_S = 60.0
-"""A full app ends its longest-idle session to make room if it was idle at least this long."""
 PRIMING_SINCE = "2025-11-25"
 """The first revision whose clients get a priming event (an id, no data) on each POST stream."""
 
@@ -91,8 +90,14 @@ class HttpOptions:
     session_idle_timeout: float | None = 3600.0
     """Seconds after which a session with no request and no open stream is ended (None: never)."""
     max_sessions: int = DEFAULT_MAX_SESSIONS
-    """Live sessions kept at most (1000). When full, the session idle longest (at least 60 s)
-    is ended to make room; if none is, a new session is refused with 503 and Retry-After."""
+    """Live sessions kept at most (1000). When full, one is ended to make room for a new one
+    (the two fields below), or else the new one is refused with 503 and Retry-After."""
+    evict_unproven_after: float = EVICT_UNPROVEN_S
+    """Seconds after which a session with no request after its initialize may make room (5),
+    oldest first; these go before any other."""
+    evict_idle_after: float = EVICT_IDLE_S
+    """Seconds of no request and no open stream after which a session may make room (60),
+    longest idle first. A session with an open stream never does."""
     max_stream_bytes: int = DEFAULT_STREAM_BYTES
     """Bytes of events one SSE stream may hold unsent (4 MiB); then its producer waits."""
     sse_retry_ms: int | None = None
@@ -189,16 +194,22 @@ class McpHttpApp:
                     await session.end()
 
     async def _make_room(self) -> None:
-        """Before a new session: at ``max_sessions``, end the longest-idle one or refuse (503)."""
-        if len(self.sessions) < self.options.max_sessions:
+        """Before a new session: at ``max_sessions``, end one that may make room or refuse (503).
+
+        The policy (unproven sessions first, active ones never) is ``eviction``'s.
+        """
+        opts = self.options
+        if len(self.sessions) < opts.max_sessions:
             return
-        oldest = max(self.sessions.values(), key=lambda s: s.idle_for(), default=None)
-        if oldest is None or oldest.idle_for() < EVICT_IDLE_S:
-            limit = self.options.max_sessions
-            message = f"Service Unavailable: {limit} sessions are live (the limit); retry later"
-            raise _Reject(503, message, [(b"retry-after", b"30")], code=-32000)
-        self.sessions.pop(oldest.id, None)
-        await oldest.end()
+        victim, wait = choose_eviction(
+            self.sessions.values(), opts.evict_unproven_after, opts.evict_idle_after
+        )
+        if victim is None:
+            message = f"Service Unavailable: {opts.max_sessions} sessions are live (the limit)"
+            retry = [(b"retry-after", str(wait).encode())]
+            raise _Reject(503, f"{message}; retry in {wait} s", retry, code=-32000)
+        self.sessions.pop(victim.id, None)
+        await victim.end()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI request (lifespan events are accepted and ignored)."""
