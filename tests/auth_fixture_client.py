@@ -15,7 +15,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import aiohttp
 
@@ -23,6 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from generated import v2025_03_26, v2025_06_18, v2025_11_25, v2026_07_28
 from generated._runtime.auth import ClientInfo, OAuthClient
+from generated._runtime.auth.dpop import DPoP
+from generated._runtime.auth.grants import EnterpriseGrant, JwtBearerGrant
 from generated._runtime.transports.http.client import connect_http
 
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
@@ -60,16 +62,31 @@ def oauth_from_context(context: dict[str, Any]) -> OAuthClient:
                 issuer=context.get("issuer"),
             )
         )
-    machine = scenario.startswith("auth/client-credentials")
     return OAuthClient(
-        redirect_handler=None if machine else approve,
+        redirect_handler=approve,
         client_name="mcpgen conformance client",
         client_metadata_url=CLIENT_METADATA_URL,
         credentials=credentials,
-        grant="client_credentials" if machine else "authorization_code",
+        grant=grant_for(scenario, context),
         private_key=context.get("private_key_pem"),
         signing_algorithm=context.get("signing_algorithm", "RS256"),
+        dpop=DPoP() if scenario.startswith("auth/dpop") else None,
     )
+
+
+def grant_for(
+    scenario: str, context: dict[str, Any]
+) -> Literal["authorization_code", "client_credentials"] | JwtBearerGrant | EnterpriseGrant:
+    """The grant a scenario's context calls for: a machine's credentials, a workload's JWT,
+    an enterprise ID token, or the authorization code grant with a user."""
+    if scenario.startswith("auth/client-credentials"):
+        return "client_credentials"
+    if "valid_jwt" in context:
+        return JwtBearerGrant(context["valid_jwt"])
+    if "idp_id_token" in context:
+        idp_client = ClientInfo(context["idp_client_id"]) if "idp_client_id" in context else None
+        return EnterpriseGrant(context["idp_token_endpoint"], context["idp_id_token"], idp_client)
+    return "authorization_code"
 
 
 async def main(url: str) -> None:

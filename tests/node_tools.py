@@ -10,6 +10,13 @@ import pytest
 
 NODE_BIN = Path(__file__).resolve().parent / "node" / "node_modules" / ".bin"
 """The folder of the pinned Node 22, ``conformance`` and ``pyright`` executables."""
+HARNESSES = {
+    "conformance": "@modelcontextprotocol/conformance",
+    "conformance-0.1.16": "conformance-0.1.16",
+}
+"""Each pinned release of the conformance harness (tests/node/package.json) by its tool name.
+Both releases declare the executable ``conformance``, so which one ``.bin`` links is up to npm:
+the harness is run from its own package instead."""
 
 
 def node_env() -> dict[str, str]:
@@ -21,7 +28,11 @@ def node_env() -> dict[str, str]:
 
 def node_tool(name: str) -> str:
     """The path of one pinned Node tool; the test fails (not skips) when it was not installed."""
-    path = shutil.which(name, path=str(NODE_BIN))
+    if name in HARNESSES:
+        script = NODE_BIN.parent / HARNESSES[name] / "dist" / "index.js"
+        path = str(script) if os.access(script, os.X_OK) else None
+    else:
+        path = shutil.which(name, path=str(NODE_BIN))
     if path is None:
         pytest.fail(f"{name} is not installed in {NODE_BIN}: run `make node-tools`")
     return path

@@ -1,14 +1,16 @@
 """The official conformance harness's authorization scenarios against our OAuth client.
 
-Each ``auth/*`` client scenario (all but the DPoP, workload identity federation and
-enterprise-managed extensions) runs ``tests/auth_fixture_client.py`` -- an MCP client with an
+Each ``auth/*`` client scenario runs ``tests/auth_fixture_client.py`` -- an MCP client with an
 ``OAuthClient``, written on the public API -- against the harness's resource server and
 authorization server, and every check the harness records must succeed (no FAILURE, no
 WARNING) and the client must exit as the scenario expects.
 
 Scenarios run at the harness's default revision for them (2025-11-25 for most, 2026-07-28 for
 those it introduced), and those that also apply to 2026-07-28 run at 2026-07-28 again: there the
-fixture's MCP requests are stateless POSTs through the same ``OAuthClient``.
+fixture's MCP requests are stateless POSTs through the same ``OAuthClient``. The extension
+scenarios (DPoP, workload identity federation, enterprise-managed authorization) run at their
+default; 0.1.16's ``cross-app-access-complete-flow`` (the same enterprise flow under its older
+name) runs with the 0.1.16 harness.
 """
 
 from __future__ import annotations
@@ -69,11 +71,21 @@ REFUSALS = {
     "metadata-issuer-mismatch",
 }
 """Scenarios where the client must refuse to go on or give up (so it exits with an error)."""
+EXTENSIONS = ["dpop", "dpop-nonce", "wif-jwt-bearer", "enterprise-managed-authorization"]
+"""Scenarios of the authorization extensions (each an option of ``OAuthClient``)."""
+OLDER_HARNESS = {"cross-app-access-complete-flow": "conformance-0.1.16"}
+"""Scenarios run with another pinned release of the harness than the default one."""
 ALSO_2026 = [
     name for name in SCENARIOS if not name.startswith(("2025-03-26", "client-credentials"))
 ]
 """Scenarios that apply to 2025-11-25 and 2026-07-28 alike, run at both."""
-RUNS = SCENARIOS + ONLY_2026 + [f"{name}@2026-07-28" for name in ALSO_2026]
+RUNS = (
+    SCENARIOS
+    + ONLY_2026
+    + EXTENSIONS
+    + list(OLDER_HARNESS)
+    + [f"{name}@2026-07-28" for name in ALSO_2026]
+)
 PARALLEL = 3
 """Scenarios run at once (each is a Node harness and a Python client, mostly waiting)."""
 Outcome = tuple[subprocess.CompletedProcess[str], list[dict[str, Any]], str]
@@ -83,7 +95,8 @@ def run_scenario(run: str, out: Path) -> Outcome:
     """Run one client scenario (``name`` or ``name@revision``); return the harness's process,
     its checks and the client's stderr."""
     name, _, version = run.partition("@")
-    command = [node_tool("conformance"), "client", "--command", f"{sys.executable} {FIXTURE}"]
+    harness = node_tool(OLDER_HARNESS.get(name, "conformance"))
+    command = [harness, "client", "--command", f"{sys.executable} {FIXTURE}"]
     command += ["--scenario", f"auth/{name}", "-o", str(out), "--timeout", "60000"]
     if version:
         command += ["--spec-version", version]

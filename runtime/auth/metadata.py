@@ -49,6 +49,7 @@ class AuthServerMetadata(msgspec.Struct, omit_defaults=True):
     token_endpoint_auth_signing_alg_values_supported: list[str] | None = None
     client_id_metadata_document_supported: bool = False
     authorization_response_iss_parameter_supported: bool = False
+    dpop_signing_alg_values_supported: list[str] | None = None
 
 
 class ClientInfo(msgspec.Struct, omit_defaults=True):
@@ -69,6 +70,8 @@ class TokenResponse(msgspec.Struct):
     expires_in: float | None = None
     refresh_token: str | None = None
     scope: str | None = None
+    issued_token_type: str | None = None
+    """What a token exchange (RFC 8693) issued."""
 
 
 class OAuthErrorBody(msgspec.Struct):
@@ -150,11 +153,13 @@ def parse_challenges(header: str) -> list[Challenge]:
     return [Challenge(scheme, params) for scheme, params in found]
 
 
-def bearer_challenge(headers: list[str]) -> Challenge:
-    """The ``Bearer`` challenge among ``WWW-Authenticate`` values (an empty one if none)."""
-    for value in headers:
-        for challenge in parse_challenges(value):
-            if challenge.scheme.lower() == "bearer":
+def bearer_challenge(headers: list[str], schemes: tuple[str, ...] = ("bearer",)) -> Challenge:
+    """The challenge of the first of ``schemes`` (lower case) among ``WWW-Authenticate``
+    values (an empty one if none)."""
+    found = [c for value in headers for c in parse_challenges(value)]
+    for scheme in schemes:
+        for challenge in found:
+            if challenge.scheme.lower() == scheme:
                 return challenge
     return Challenge()
 

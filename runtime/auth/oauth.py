@@ -9,14 +9,17 @@ The orchestration (when to run which step, what to keep) is in ``client.py``.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 from urllib.parse import urljoin
 
 import aiohttp
 import msgspec
 
+from .dpop import DPoP
 from .errors import (
+    AuthorizationError,
     DiscoveryError,
     InsecureEndpoint,
     MetadataMismatch,
@@ -50,6 +53,7 @@ MAX_REDIRECTS: Final = 3
 """Same-origin redirects followed when fetching metadata."""
 TIMEOUT_S: Final = 30.0
 FORM: Final = "application/x-www-form-urlencoded"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -82,8 +86,9 @@ class OAuthHttp:
         *,
         data: dict[str, str] | bytes | None = None,
         headers: dict[str, str] | None = None,
-    ) -> tuple[int, bytes]:
-        """One request to an OAuth endpoint; same-origin redirects of a GET are followed."""
+    ) -> tuple[int, bytes, Mapping[str, str]]:
+        """One request to an OAuth endpoint (status, body, headers); same-origin redirects of a
+        GET are followed."""
         sent = {**self.headers, **(headers or {})}
         timeout = aiohttp.ClientTimeout(total=TIMEOUT_S)
         for _ in range(MAX_REDIRECTS + 1):
@@ -106,7 +111,7 @@ class OAuthHttp:
                     body = await response.content.read(MAX_DOCUMENT + 1)
                     if len(body) > MAX_DOCUMENT:
                         raise DiscoveryError(f"{url} answered more than {MAX_DOCUMENT} bytes")
-                    return response.status, body
+                    return response.status, body, response.headers.copy()
             except (aiohttp.ClientError, TimeoutError) as exc:
                 raise DiscoveryError(f"{method} {url} failed: {exc!r}") from None
         raise InsecureEndpoint(f"{url}: more than {MAX_REDIRECTS} redirects")
@@ -119,7 +124,7 @@ class OAuthHttp:
         """The server's protected resource metadata (RFC 9728), checked to be about it."""
         for url in prm_urls(server_url, challenge.resource_metadata):
             try:
-                status, body = await self.fetch("GET", url)
+                status, body, _ = await self.fetch("GET", url)
             except InsecureEndpoint:
                 continue
             if status != 200:
@@ -144,7 +149,7 @@ class OAuthHttp:
         """An issuer's metadata from the well-known URLs in order; its ``issuer`` must match."""
         mismatch: MetadataMismatch | None = None
         for url in as_metadata_urls(issuer):
-            status, body = await self.fetch("GET", url)
+            status, body, _ = await self.fetch("GET", url)
             if status != 200:
                 continue
             try:
@@ -191,43 +196,52 @@ class OAuthHttp:
 
     async def register(self, endpoint: str, document: dict[str, Any], issuer: str) -> ClientInfo:
         """Dynamic client registration (RFC 7591)."""
-        status, body = await self.fetch(
+        status, body, _ = await self.fetch(
             "POST",
             endpoint,
             data=msgspec.json.encode(document),
             headers={"Content-Type": "application/json"},
         )
-        if status not in (200, 201):
-            raise RegistrationError(
-                f"registration at {endpoint} refused: {_describe(status, body)}"
-            )
-        try:
-            client = CLIENT_DECODER.decode(body)
-        except msgspec.DecodeError as exc:
-            raise RegistrationError(
-                f"registration at {endpoint}: unusable answer ({exc})"
-            ) from None
+        what = f"registration at {endpoint}"
+        client = _answer(CLIENT_DECODER, status, body, (200, 201), RegistrationError, what)
         method = client.token_endpoint_auth_method
         if method is None:
             method = "client_secret_basic" if client.client_secret else "none"
         return msgspec.structs.replace(client, token_endpoint_auth_method=method, issuer=issuer)
 
     async def token(
-        self, endpoint: str, form: dict[str, str], headers: dict[str, str]
+        self,
+        endpoint: str,
+        form: dict[str, str],
+        headers: dict[str, str],
+        dpop: DPoP | None = None,
+        *,
+        access: bool = True,
     ) -> TokenResponse:
-        """One token request (any grant); the answer must be a bearer token."""
-        status, body = await self.fetch(
-            "POST", endpoint, data=form, headers={"Content-Type": FORM, **headers}
-        )
-        if status != 200:
-            raise TokenError(f"the token endpoint {endpoint} refused: {_describe(status, body)}")
-        try:
-            answer = TOKEN_DECODER.decode(body)
-        except msgspec.DecodeError as exc:
-            raise TokenError(f"the token endpoint {endpoint}: unusable answer ({exc})") from None
-        if answer.token_type.lower() != "bearer":
-            raise TokenError(f"the token endpoint issued a {answer.token_type!r} token, not Bearer")
-        return answer
+        """One token request (any grant). With ``access`` the answer must be an access token
+        we can use: Bearer, or DPoP when we sent a proof (else any type, as a token exchange
+        answers). With ``dpop`` each attempt carries a fresh proof and a ``use_dpop_nonce``
+        refusal is retried once with the server's nonce."""
+        for attempt in range(2):
+            sent = {"Content-Type": FORM, **headers}
+            if dpop is not None:
+                sent["DPoP"] = dpop.proof("POST", endpoint)
+            status, body, got = await self.fetch("POST", endpoint, data=form, headers=sent)
+            if dpop is not None and status != 200:
+                if dpop.retry_with_nonce(endpoint, got, _error_code(body)) and not attempt:
+                    continue
+            elif dpop is not None:
+                dpop.remember(endpoint, got)
+            what = f"the token endpoint {endpoint}"
+            answer = _answer(TOKEN_DECODER, status, body, (200,), TokenError, what)
+            usable = {"bearer": "Bearer", "dpop": "DPoP"} if dpop else {"bearer": "Bearer"}
+            if access and answer.token_type.lower() not in usable:
+                raise TokenError(
+                    f"the token endpoint issued a {answer.token_type!r} token, not "
+                    + " or ".join(usable.values())
+                )
+            return answer
+        raise TokenError(f"the token endpoint {endpoint} asked for a new DPoP nonce twice")
 
 
 def default_endpoints(base: str) -> AuthServerMetadata:
@@ -281,11 +295,36 @@ def stored_token(answer: TokenResponse, found: Discovery, scope: str | None) -> 
         access_token=answer.access_token,
         resource=found.resource,
         issuer=found.issuer,
-        token_type="Bearer",
+        token_type="DPoP" if answer.token_type.lower() == "dpop" else "Bearer",
         expires_at=expires,
         refresh_token=answer.refresh_token,
         scope=scope if scope is not None else answer.scope,
     )
+
+
+def _answer(
+    decoder: msgspec.json.Decoder[T],
+    status: int,
+    body: bytes,
+    ok: tuple[int, ...],
+    error: type[AuthorizationError],
+    what: str,
+) -> T:
+    """The decoded answer of an endpoint, or ``error`` saying what it refused or sent."""
+    if status not in ok:
+        raise error(f"{what} refused: {_describe(status, body)}")
+    try:
+        return decoder.decode(body)
+    except msgspec.DecodeError as exc:
+        raise error(f"{what}: unusable answer ({exc})") from None
+
+
+def _error_code(body: bytes) -> str | None:
+    """The ``error`` of an OAuth error answer, if it is one."""
+    try:
+        return ERROR_DECODER.decode(body).error
+    except msgspec.DecodeError:
+        return None
 
 
 def _describe(status: int, body: bytes) -> str:

@@ -12,7 +12,11 @@ every HTTP request then goes through ``OAuthClient.send``:
 - a 403 ``insufficient_scope`` re-authorizes with the union of the scopes held and challenged,
   at most ``max_step_up`` times per request, and never again for a challenged set of scopes a
   re-authorization for exactly that set did not get granted;
-- an expired token is refreshed first when a refresh token is kept.
+- an expired token is refreshed first when a refresh token is kept;
+- with ``dpop=DPoP()`` every token request and every request carrying the token has a fresh
+  DPoP proof (RFC 9449, ``dpop.py``), and a ``use_dpop_nonce`` refusal is retried once with the
+  server's nonce; ``grant=JwtBearerGrant(...)`` or ``EnterpriseGrant(...)`` get the token with
+  a JWT instead of a user at a browser (``grants.py``).
 
 The application supplies ``redirect_handler``: it sends the user to the authorization URL
 (opens a browser) and returns the URL the authorization server redirected back to.
@@ -30,6 +34,7 @@ import msgspec
 
 from ..transports.http.base import RawSend
 from .crypto import client_assertion, pkce_pair, random_state
+from .dpop import DPoP
 from .errors import (
     AuthorizationError,
     AuthorizationResponseError,
@@ -37,6 +42,7 @@ from .errors import (
     RegistrationError,
     TokenError,
 )
+from .grants import EnterpriseGrant, JwtBearerGrant, assertion_for, jwt_bearer_form
 from .metadata import (
     AuthServerMetadata,
     Challenge,
@@ -68,7 +74,9 @@ class OAuthClient:
         client_name: str = "mcpgen client",
         client_metadata_url: str | None = None,
         credentials: ClientInfo | Sequence[ClientInfo] = (),
-        grant: Literal["authorization_code", "client_credentials"] = "authorization_code",
+        grant: Literal["authorization_code", "client_credentials"]
+        | JwtBearerGrant
+        | EnterpriseGrant = "authorization_code",
         private_key: Any = None,
         signing_algorithm: str = "RS256",
         storage: TokenStorage | None = None,
@@ -76,6 +84,7 @@ class OAuthClient:
         offline_access: bool = True,
         max_step_up: int = MAX_STEP_UP,
         application_type: Literal["native", "web"] | None = None,
+        dpop: DPoP | None = None,
     ) -> None:
         if grant == "authorization_code" and redirect_handler is None:
             raise ValueError("the authorization code grant needs a redirect_handler")
@@ -96,6 +105,8 @@ class OAuthClient:
         self.offline_access = offline_access
         """Ask for ``offline_access`` (a refresh token) when the server lists it."""
         self.max_step_up = max_step_up
+        self.dpop = dpop
+        """The key DPoP proofs are signed with (None: bearer tokens only)."""
         self.application_type = application_type or (
             "native" if is_loopback(redirect_uri) else "web"
         )
@@ -124,18 +135,25 @@ class OAuthClient:
         if self.server_url is None:
             self.server_url = url
         oauth = OAuthHttp(http, headers.get("MCP-Protocol-Version"))
-        authorized, step_ups, stepped_for = False, 0, frozenset[str]()
+        authorized, step_ups, stepped_for, nonce_retried = False, 0, frozenset[str](), False
+        schemes = ("dpop", "bearer") if self.dpop is not None else ("bearer", "dpop")
         while True:
             token = await self._token_for(oauth, url)
-            sent = dict(headers)
-            if token is not None:
-                sent["Authorization"] = f"Bearer {token.access_token}"
+            sent = self._authorization(dict(headers), method, url, token)
             response: aiohttp.ClientResponse = await raw_send(method, url, sent, body, stream)
             status = response.status
+            challenge = bearer_challenge(response.headers.getall("WWW-Authenticate", []), schemes)
+            if self.dpop is not None and "DPoP" in sent:
+                if status == 401 and not nonce_retried:
+                    if self.dpop.retry_with_nonce(url, response.headers, challenge.error):
+                        response.close()  # RFC 9449 section 9: once more with the nonce
+                        nonce_retried = True
+                        continue
+                else:
+                    self.dpop.remember(url, response.headers)
             if status not in (401, 403) or url != self.server_url:
                 self._check_redirect(response, url, token)
                 return response
-            challenge = bearer_challenge(response.headers.getall("WWW-Authenticate", []))
             if status == 401:
                 if authorized:
                     response.close()
@@ -159,6 +177,19 @@ class OAuthClient:
             response.close()
             await self._authorize(oauth, url, challenge, token, step_up=True)
             step_ups, stepped_for = step_ups + 1, asked
+
+    def _authorization(
+        self, sent: dict[str, str], method: str, url: str, token: StoredToken | None
+    ) -> dict[str, str]:
+        """``sent`` with the token: ``Bearer``, or ``DPoP`` with a fresh proof."""
+        if token is None:
+            return sent
+        if token.token_type == "DPoP" and self.dpop is not None:
+            sent["Authorization"] = f"DPoP {token.access_token}"
+            sent["DPoP"] = self.dpop.proof(method, url, token.access_token)
+        else:
+            sent["Authorization"] = f"Bearer {token.access_token}"
+        return sent
 
     def _check_redirect(
         self, response: aiohttp.ClientResponse, url: str, token: StoredToken | None
@@ -229,6 +260,12 @@ class OAuthClient:
             scope = self._choose_scope(challenge, found, previous)
             if self.grant == "client_credentials":
                 token = await self._client_credentials(oauth, found, scope)
+            elif isinstance(self.grant, JwtBearerGrant | EnterpriseGrant):
+                assertion = await assertion_for(self.grant, oauth, found, scope)
+                form = jwt_bearer_form(assertion, found, scope)
+                client = self._preregistered(found.issuer)
+                answer = await self._token_request(oauth, found.metadata, client, form)
+                token = stored_token(answer, found, scope)
             else:
                 token = await self._authorization_code(oauth, found, scope)
             await self.storage.set_token(self._key(), token)
@@ -283,6 +320,8 @@ class OAuthClient:
     ) -> Any:
         if metadata.token_endpoint is None:
             raise TokenError(f"the authorization server {metadata.issuer} has no token endpoint")
+        if self.dpop is not None:
+            self.dpop.check_server(metadata)
         headers: dict[str, str] = {}
         if client is not None:
             assertion = None
@@ -292,7 +331,7 @@ class OAuthClient:
                 )
             extra, headers = client_authentication(client, metadata, assertion)
             form = {**form, **extra}
-        return await oauth.token(metadata.token_endpoint, form, headers)
+        return await oauth.token(metadata.token_endpoint, form, headers, self.dpop)
 
     # -- grants --------------------------------------------------------------------------
 
