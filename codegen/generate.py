@@ -11,9 +11,10 @@ from .errors import GenerationError, Level, Problem
 from .loader.model import parse_document
 from .loader.overrides import apply_patches, load_overrides
 from .loader.source import SchemaSource, load_manifest, resolve
+from .output import write_package
 from .parser import build_revision
 from .parser.ir import RevisionIR
-from .render.project import PackageIR, render_package, write_package
+from .render.project import PackageIR, render_package
 
 
 def known_revisions() -> list[str]:
