@@ -171,7 +171,8 @@ def test_refuses_to_replace_foreign_folder(schemas: Path, tmp_path: Path) -> Non
 
 
 def test_regenerating_replaces_previous_output(schemas: Path, tmp_path: Path) -> None:
-    """Generating again over an mcpgen package replaces it whole (no stale revision left)."""
+    """Generating again over an mcpgen package replaces mcpgen's files (no stale revision
+    left, no temporary folder)."""
     out = tmp_path / "pkg"
     assert run_cli("-r", "2024-11-05", "-o", str(out)).returncode == 0
     assert run_cli("-r", "2025-06-18", "--prune", "-o", str(out)).returncode == 0
