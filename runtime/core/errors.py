@@ -7,6 +7,7 @@ into an error response (when one is due) and reports it as a ``ProtocolViolation
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Final
 
 import msgspec
@@ -96,13 +97,17 @@ class SessionExpired(Exception):
 
 
 class MissingDependency(ImportError):
-    """An optional package that a feature needs is not installed; the message names the extra."""
+    """An optional package that a feature needs is not installed; the message names the extra
+    and the two ways to install it: the generated package's requirements file, or the extra
+    from a checkout of mcpgen (it is on no package index)."""
 
     def __init__(self, package: str, extra: str, feature: str) -> None:
+        name = "requirements.txt" if extra == "runtime" else f"requirements-{extra}.txt"
+        beside = Path(__file__).resolve().parents[2] / name  # <package>/_runtime/core/errors.py
+        where = str(beside) if beside.is_file() else f"<generated package>/{name}"
         super().__init__(
-            f"{feature} needs {package}, which is not installed: install the {extra!r} extra "
-            f"(pip install 'mcpgen[{extra}]', or pip install -r requirements-{extra}.txt "
-            "from the generated package)",
+            f"{feature} needs {package}, which is not installed: install the {extra!r} extra: "
+            f'pip install -r {where} (or, in a checkout of mcpgen, pip install ".[{extra}]")',
             name=package,
         )
         self.package = package
