@@ -129,6 +129,14 @@ def _has_header(path: Path) -> bool:
     return head.startswith(tuple(h.encode() for h in _HEADERS))
 
 
+def _holds(path: Path, text: str) -> bool:
+    """Whether the file at ``path`` holds exactly ``text`` as mcpgen writes it."""
+    try:
+        return path.is_file() and path.read_bytes() == text.encode("utf-8")
+    except OSError:
+        return False
+
+
 def compare(out: Path, files: dict[str, str]) -> Staleness:
     """Compare the rendered ``files`` with what ``out`` holds, byte for byte.
 
@@ -173,6 +181,9 @@ def _plan(out: Path, files: dict[str, str]) -> tuple[dict[str, Path], Written]:
     mine = _written_by_mcpgen(out, on_disk)
     if not has_manifest:  # written before manifests: what this run writes was mcpgen's too
         mine |= set(files)
+    # A file that already holds what this run writes there loses nothing when replaced (an
+    # unlisted copy of mcpgen's own output, e.g. from a merge of two regenerated branches).
+    mine |= {rel for rel in set(files) & set(on_disk) - mine if _holds(on_disk[rel], files[rel])}
     theirs = {rel: path for rel, path in on_disk.items() if rel not in mine}
     clash = sorted(set(theirs) & set(files))
     if clash:

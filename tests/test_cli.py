@@ -243,6 +243,27 @@ def test_a_users_file_where_mcpgen_would_write_is_refused(schemas: Path, tmp_pat
     assert not (out / "v2025_11_25").exists()
 
 
+def test_an_unlisted_file_holding_what_mcpgen_writes_there_is_no_clash(
+    schemas: Path, tmp_path: Path
+) -> None:
+    """A file missing from the manifest but byte-identical to mcpgen's output (two branches
+    that each regenerated, merged) is replaced, not refused; nothing is reported kept."""
+    out = tmp_path / "pkg"
+    assert run_cli("-r", "2025-06-18", "-o", str(out)).returncode == 0
+    manifest = out / ".mcpgen-files"
+    lines = manifest.read_text().splitlines()
+    assert "_runtime/core/wire.py" in lines
+    manifest.write_text("".join(f"{line}\n" for line in lines if line != "_runtime/core/wire.py"))
+    proc = run_cli("-r", "2025-06-18", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "kept" not in proc.stderr, proc.stderr
+    assert "_runtime/core/wire.py" in manifest.read_text().splitlines()
+    (out / "_runtime" / "core" / "wire.py").write_text("# edited\n")
+    manifest.write_text("".join(f"{line}\n" for line in lines if line != "_runtime/core/wire.py"))
+    refused = run_cli("-r", "2025-06-18", "-o", str(out))
+    assert_one_line_error(refused, "wire.py was not written by mcpgen")
+
+
 def test_a_package_without_manifest_keeps_files_without_mcpgens_header(
     schemas: Path, tmp_path: Path
 ) -> None:
