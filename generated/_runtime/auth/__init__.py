@@ -20,6 +20,7 @@ from ..core.errors import MissingDependency
 
 if TYPE_CHECKING:
     from .client import OAuthClient, RedirectHandler
+    from .dpop import DPoP
     from .errors import (
         AuthorizationError,
         AuthorizationResponseError,
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
         RegistrationError,
         TokenError,
     )
+    from .grants import EnterpriseGrant, JwtBearerGrant
     from .metadata import AuthServerMetadata, ClientInfo, ProtectedResourceMetadata
     from .principal import AccessToken, current_principal
     from .server import ProtectedMcpApp, ProtectedResource, scopes_by_method
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
 _LAZY = {
     "OAuthClient": "client",
     "RedirectHandler": "client",
+    "DPoP": "dpop",
+    **dict.fromkeys(["EnterpriseGrant", "JwtBearerGrant"], "grants"),
     **dict.fromkeys(
         [
             "AuthorizationError",
@@ -65,12 +69,15 @@ __all__ = [
     "AuthorizationError",
     "AuthorizationResponseError",
     "ClientInfo",
+    "DPoP",
     "DiscoveryError",
+    "EnterpriseGrant",
     "InMemoryTokenStorage",
     "InsecureEndpoint",
     "IntrospectionVerifier",
     "InvalidToken",
     "JWTVerifier",
+    "JwtBearerGrant",
     "MetadataMismatch",
     "OAuthClient",
     "ProtectedMcpApp",
