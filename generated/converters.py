@@ -654,16 +654,8 @@ V2025_11_25_TO_V2025_06_18: Final = Step(
         "SetLevelRequest": Obj(drop=("id", "jsonrpc")),
         "StringSchema": Obj(drop=("default",)),
         "SubscribeRequest": Obj(drop=("id", "jsonrpc")),
-        "Tool": Obj(
-            drop=("execution", "icons"),
-            inner=(
-                ("inputSchema", Ref("ToolInputSchema")),
-                ("outputSchema", Ref("ToolOutputSchema")),
-            ),
-        ),
-        "ToolInputSchema": Obj(drop=("$schema",)),
+        "Tool": Obj(drop=("execution", "icons")),
         "ToolListChangedNotification": Obj(drop=("jsonrpc",)),
-        "ToolOutputSchema": Obj(drop=("$schema",)),
         "UnsubscribeRequest": Obj(drop=("id", "jsonrpc")),
     },
     {
@@ -822,15 +814,7 @@ V2025_11_25_TO_V2026_07_28: Final = Step(
         ),
         "Result": Obj(fill=(("resultType", "complete"),)),
         "ServerCapabilities": Obj(drop=("tasks",)),
-        "Tool": Obj(
-            drop=("execution",),
-            inner=(
-                ("inputSchema", Ref("ToolInputSchema")),
-                ("outputSchema", Ref("ToolOutputSchema")),
-            ),
-        ),
-        "ToolInputSchema": Obj(drop=("properties", "required")),
-        "ToolOutputSchema": Obj(drop=("properties", "required", "type")),
+        "Tool": Obj(drop=("execution",)),
     },
     {
         "completion/complete": ("CompleteRequestParams", "CompleteResult"),
@@ -858,16 +842,9 @@ V2026_07_28_TO_V2025_11_25: Final = Step(
     "2025-11-25",
     {
         "CallToolRequest": Obj(inner=(("params", Ref("CallToolRequestParams")),)),
-        "CallToolRequestParams": Obj(
-            drop=("inputResponses", "requestState"),
-            inner=(("_meta", Ref("RequestMetaObject>CallToolRequestParamsMeta")),),
-        ),
+        "CallToolRequestParams": Obj(drop=("inputResponses", "requestState")),
         "CallToolResult": Obj(drop=("resultType",)),
         "ClientCapabilities": Obj(drop=("extensions",)),
-        "CompleteRequest": Obj(inner=(("params", Ref("CompleteRequestParams")),)),
-        "CompleteRequestParams": Obj(
-            inner=(("_meta", Ref("RequestMetaObject>CompleteRequestParamsMeta")),)
-        ),
         "CompleteResult": Obj(drop=("resultType",)),
         "CreateMessageRequest": Obj(
             fill=(("jsonrpc", "2.0"),),
@@ -882,101 +859,25 @@ V2026_07_28_TO_V2025_11_25: Final = Step(
         ),
         "ElicitRequestURLParams": Obj(need=("elicitationId",)),
         "GetPromptRequest": Obj(inner=(("params", Ref("GetPromptRequestParams")),)),
-        "GetPromptRequestParams": Obj(
-            drop=("inputResponses", "requestState"),
-            inner=(("_meta", Ref("RequestMetaObject>GetPromptRequestParamsMeta")),),
-        ),
+        "GetPromptRequestParams": Obj(drop=("inputResponses", "requestState")),
         "GetPromptResult": Obj(drop=("resultType",)),
-        "JSONRPCResultResponse": Obj(inner=(("result", Ref("Result")),)),
-        "ListPromptsRequest": Obj(inner=(("params", Ref("PaginatedRequestParams")),)),
         "ListPromptsResult": Obj(drop=("cacheScope", "resultType", "ttlMs")),
-        "ListResourceTemplatesRequest": Obj(inner=(("params", Ref("PaginatedRequestParams")),)),
         "ListResourceTemplatesResult": Obj(drop=("cacheScope", "resultType", "ttlMs")),
-        "ListResourcesRequest": Obj(inner=(("params", Ref("PaginatedRequestParams")),)),
         "ListResourcesResult": Obj(drop=("cacheScope", "resultType", "ttlMs")),
         "ListRootsRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-        "ListToolsRequest": Obj(inner=(("params", Ref("PaginatedRequestParams")),)),
         "ListToolsResult": Obj(
             drop=("cacheScope", "resultType", "ttlMs"), inner=(("tools", Each(Ref("Tool"))),)
         ),
-        "PaginatedRequest": Obj(inner=(("params", Ref("PaginatedRequestParams")),)),
-        "PaginatedRequestParams": Obj(
-            inner=(("_meta", Ref("RequestMetaObject>PaginatedRequestParamsMeta")),)
-        ),
         "PaginatedResult": Obj(drop=("resultType",)),
         "ReadResourceRequest": Obj(inner=(("params", Ref("ReadResourceRequestParams")),)),
-        "ReadResourceRequestParams": Obj(
-            drop=("inputResponses", "requestState"),
-            inner=(("_meta", Ref("RequestMetaObject>ReadResourceRequestParamsMeta")),),
-        ),
+        "ReadResourceRequestParams": Obj(drop=("inputResponses", "requestState")),
         "ReadResourceResult": Obj(drop=("cacheScope", "resultType", "ttlMs")),
-        "RequestMetaObject>CallToolRequestParamsMeta": Obj(
-            drop=(
-                "io.modelcontextprotocol/clientCapabilities",
-                "io.modelcontextprotocol/clientInfo",
-                "io.modelcontextprotocol/logLevel",
-                "io.modelcontextprotocol/protocolVersion",
-            )
-        ),
-        "RequestMetaObject>CompleteRequestParamsMeta": Obj(
-            drop=(
-                "io.modelcontextprotocol/clientCapabilities",
-                "io.modelcontextprotocol/clientInfo",
-                "io.modelcontextprotocol/logLevel",
-                "io.modelcontextprotocol/protocolVersion",
-            )
-        ),
-        "RequestMetaObject>GetPromptRequestParamsMeta": Obj(
-            drop=(
-                "io.modelcontextprotocol/clientCapabilities",
-                "io.modelcontextprotocol/clientInfo",
-                "io.modelcontextprotocol/logLevel",
-                "io.modelcontextprotocol/protocolVersion",
-            )
-        ),
-        "RequestMetaObject>PaginatedRequestParamsMeta": Obj(
-            drop=(
-                "io.modelcontextprotocol/clientCapabilities",
-                "io.modelcontextprotocol/clientInfo",
-                "io.modelcontextprotocol/logLevel",
-                "io.modelcontextprotocol/protocolVersion",
-            )
-        ),
-        "RequestMetaObject>ReadResourceRequestParamsMeta": Obj(
-            drop=(
-                "io.modelcontextprotocol/clientCapabilities",
-                "io.modelcontextprotocol/clientInfo",
-                "io.modelcontextprotocol/logLevel",
-                "io.modelcontextprotocol/protocolVersion",
-            )
-        ),
-        "RequestMetaObject>RequestParamsMeta": Obj(
-            drop=(
-                "io.modelcontextprotocol/clientCapabilities",
-                "io.modelcontextprotocol/clientInfo",
-                "io.modelcontextprotocol/logLevel",
-                "io.modelcontextprotocol/protocolVersion",
-            )
-        ),
-        "RequestMetaObject>ResourceRequestParamsMeta": Obj(
-            drop=(
-                "io.modelcontextprotocol/clientCapabilities",
-                "io.modelcontextprotocol/clientInfo",
-                "io.modelcontextprotocol/logLevel",
-                "io.modelcontextprotocol/protocolVersion",
-            )
-        ),
-        "RequestParams": Obj(inner=(("_meta", Ref("RequestMetaObject>RequestParamsMeta")),)),
-        "ResourceRequestParams": Obj(
-            inner=(("_meta", Ref("RequestMetaObject>ResourceRequestParamsMeta")),)
-        ),
-        "Result": Obj(drop=("resultType",)),
         "ServerCapabilities": Obj(drop=("extensions",)),
         "Tool": Obj(inner=(("outputSchema", Ref("ToolOutputSchema")),)),
         "ToolOutputSchema": Obj(fill=(("type", "object"),)),
     },
     {
-        "completion/complete": ("CompleteRequestParams", "CompleteResult"),
+        "completion/complete": (None, "CompleteResult"),
         "elicitation/create": (None, None),
         "notifications/cancelled": (None, None),
         "notifications/message": (None, None),
@@ -986,14 +887,14 @@ V2026_07_28_TO_V2025_11_25: Final = Step(
         "notifications/resources/updated": (None, None),
         "notifications/tools/list_changed": (None, None),
         "prompts/get": ("GetPromptRequestParams", "GetPromptResult"),
-        "prompts/list": ("PaginatedRequestParams", "ListPromptsResult"),
-        "resources/list": ("PaginatedRequestParams", "ListResourcesResult"),
+        "prompts/list": (None, "ListPromptsResult"),
+        "resources/list": (None, "ListResourcesResult"),
         "resources/read": ("ReadResourceRequestParams", "ReadResourceResult"),
-        "resources/templates/list": ("PaginatedRequestParams", "ListResourceTemplatesResult"),
+        "resources/templates/list": (None, "ListResourceTemplatesResult"),
         "roots/list": (None, None),
         "sampling/createMessage": ("CreateMessageRequestParams", None),
         "tools/call": ("CallToolRequestParams", "CallToolResult"),
-        "tools/list": ("PaginatedRequestParams", "ListToolsResult"),
+        "tools/list": (None, "ListToolsResult"),
     },
 )
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from ..diff.classify import lacked_field
 from ..diff.model import Action, Category, Diff, Effect
 from ..diff.shape import Shape
-from ..diff.views import FieldView, Surface
+from ..diff.views import FieldView, Surface, TypeView
 from ..errors import GenerationError
 from .ir import (
     EachIR,
@@ -106,7 +107,7 @@ class _Planner:
         key = source if source == target else f"{source}>{target}"
         if key not in self.rows:
             self.rows[key] = row = _Row()
-            self._plan(row, source, s.field_map(), d.field_map())
+            self._plan(row, source, s.field_map(), d)
         return key
 
     def effect(self, subject: str, item: str) -> Effect | None:
@@ -115,15 +116,16 @@ class _Planner:
             return change.upgrade if self.upgrade else change.downgrade
         return None
 
-    def _plan(
-        self, row: _Row, name: str, sf: dict[str, FieldView], df: dict[str, FieldView]
-    ) -> None:
+    def _plan(self, row: _Row, name: str, sf: dict[str, FieldView], target: TypeView) -> None:
+        df = target.field_map()
         for wire in sf:
             if wire in df:
                 continue
-            effect = self.effect(name, wire)
-            refused = effect is not None and effect.action is Action.REFUSE
-            if refused or self.policy.refuses(name, wire):
+            # The diff's verdict; a renamed pair (no field change listed) gets the same rule.
+            effect = self.effect(name, wire) or lacked_field(target.open)
+            if effect.action is Action.COPY:
+                continue
+            if effect.action is Action.REFUSE or self.policy.refuses(name, wire):
                 row.refuse.append(wire)
             else:
                 row.drop.append(wire)

@@ -33,6 +33,15 @@ def missing_in_target(what: str) -> Effect:
     return Effect(Impact.LOSSY, Action.DROP, f"the target lacks this {what}: dropped")
 
 
+def lacked_field(target_open: bool) -> Effect:
+    """The source has a field the target's type does not name."""
+    if target_open:
+        return Effect(
+            Impact.LOSSLESS, Action.COPY, "the target keeps members it does not name: copied"
+        )
+    return missing_in_target("field")
+
+
 def required_by_target(required: bool, const: str | None, ruled: bool, when: str = "it") -> Effect:
     """The target has a field the source may not provide (absent there, or optional there)."""
     if not required:

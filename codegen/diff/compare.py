@@ -290,9 +290,8 @@ class _Pair:
             ruled = self.ruled(o.name, wire)
             if of is None and nf is not None:
                 up = cl.required_by_target(nf.required, nf.const, ruled)
-                yield Change(
-                    F, ADDED, o.name, wire, "", None, nf.summary, up, cl.missing_in_target("field")
-                )
+                down = cl.lacked_field(o.open)
+                yield Change(F, ADDED, o.name, wire, "", None, nf.summary, up, down)
             elif nf is None and of is not None:
                 down = cl.required_by_target(of.required, of.const, ruled)
                 yield Change(
@@ -303,7 +302,7 @@ class _Pair:
                     "",
                     of.summary,
                     None,
-                    cl.missing_in_target("field"),
+                    cl.lacked_field(n.open),
                     down,
                 )
             elif of is not None and nf is not None:

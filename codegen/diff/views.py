@@ -35,6 +35,8 @@ class TypeView:
     kind: TypeKind
     fields: tuple[FieldView, ...] = ()
     open: bool = False
+    """The generated type keeps members it does not name (a ``dict``: a JSON Schema,
+    ``_meta``, an object with ``additionalProperties``), so a conversion into it drops nothing."""
     shape: Shape | None = None
     capability: bool = False
     inline: bool = False
