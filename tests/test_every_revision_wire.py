@@ -91,3 +91,34 @@ async def test_tool_schemas_reach_every_revision_whole(revision: str) -> None:
         assert tool["outputSchema"] == OUTPUT_SCHEMA
     else:
         assert "outputSchema" not in tool
+
+
+class Complete0618(Server0618):
+    """A strict 2025-06-18 server with completions: the unconverted answer to compare with."""
+
+    name = "complete-0618"
+    tolerant = False
+
+    async def complete(self, params: Any, ctx: Any) -> Any:
+        """Never reached by the requests these tests send."""
+        raise AssertionError(f"unexpected completion/complete: {params!r}")
+
+
+UNKNOWN_REF = {
+    "ref": {"type": "ref/unknown", "name": "x"},
+    "argument": {"name": "a", "value": "b"},
+}
+
+
+async def test_params_that_do_not_convert_are_invalid_params() -> None:
+    """A 2025-06-18 ``completion/complete`` with an unknown ``ref.type``: -32602 naming the
+    member, through the converters as from a server of that revision itself."""
+    server, *adapters = every_revision(SchemaServer())
+    async with serving(server, *adapters) as peer:
+        converted = await call(peer, "2025-06-18", "completion/complete", UNKNOWN_REF)
+    async with serving(Complete0618()) as peer:
+        native = await call(peer, "2025-06-18", "completion/complete", UNKNOWN_REF)
+    assert native["error"]["code"] == -32602, native
+    assert converted["error"]["code"] == -32602, converted
+    message = converted["error"]["message"]
+    assert "completion/complete params" in message and "$.ref.type" in message, message

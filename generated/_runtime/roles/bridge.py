@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
 from ..core.convert import Chain, Step, chain, convert_value
-from ..core.errors import CapabilityError
+from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, CapabilityError
 from ..core.methods import MethodSpec
 from ..transports.base import Transport
 from .client import ClientBase
@@ -31,11 +31,13 @@ R = TypeVar("R")
 Steps = Mapping[tuple[str, str], Step]
 
 
-def _convert(path: Chain | None, value: Any, target: Any) -> Any:
+def _convert(
+    path: Chain | None, value: Any, target: Any, where: str = "", code: int = INTERNAL_ERROR
+) -> Any:
     """Convert ``value`` into ``target`` along ``path``; None stays None."""
     if value is None or target is None or path is None:
         return value
-    return convert_value(path, value, target)
+    return convert_value(path, value, target, where, code)
 
 
 class _Route:
@@ -93,9 +95,11 @@ class _Notified(Protocol):
 def _handler(route: _Route, handler: Handler) -> Handler:
     """Wrap ``handler`` of our revision as a handler of the peer's revision."""
     up, down, params_t, result_t = route.up, route.down, route.inner.params, route.outer.result
+    where = f"{route.outer.method} params"
 
     async def adapted(params: Any, ctx: Any) -> Any:
-        result = await handler(_convert(up, params, params_t), ctx)
+        # The peer's params that our revision cannot take are invalid params, as unconverted.
+        result = await handler(_convert(up, params, params_t, where, INVALID_PARAMS), ctx)
         return _convert(down, result, result_t)
 
     return adapted
