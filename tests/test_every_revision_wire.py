@@ -57,7 +57,9 @@ class SchemaServer(Server):
         )
         return t.ListToolsResult(tools=[tool])
 
-    async def complete(self, params: t.CompleteRequestParams, ctx: ServerContext) -> t.CompleteResult:
+    async def complete(
+        self, params: t.CompleteRequestParams, ctx: ServerContext
+    ) -> t.CompleteResult:
         """Never reached by the requests these tests send."""
         raise AssertionError(f"unexpected completion/complete: {params!r}")
 

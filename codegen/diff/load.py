@@ -215,6 +215,7 @@ class _Walker:
             required=required,
             constraints=constraints,
             const=json.dumps(const) if const is not None else None,
+            whole=wire in OPEN_MAP_FIELDS,
         )
 
     def inline_name(self, node: Node) -> str:

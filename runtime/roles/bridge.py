@@ -94,12 +94,12 @@ class _Notified(Protocol):
 def _handler(route: _Route, handler: Handler) -> Handler:
     """Wrap ``handler`` of our revision as a handler of the peer's revision."""
     up, down, params_t, result_t = route.up, route.down, route.inner.params, route.outer.result
-    where = f"{route.outer.method} params"
+    method = route.outer.method
 
     async def adapted(params: Any, ctx: Any) -> Any:
         # The peer's params that our revision cannot take are invalid params, as unconverted.
-        result = await handler(_convert(up, params, params_t, where, INVALID_PARAMS), ctx)
-        return _convert(down, result, result_t)
+        converted = _convert(up, params, params_t, f"{method} params", INVALID_PARAMS)
+        return _convert(down, await handler(converted, ctx), result_t, f"{method} result")
 
     return adapted
 
@@ -121,9 +121,9 @@ def _context(base: type[ServerContext], outgoing: Mapping[str, _Route]) -> type[
             route = outgoing.get(method.method)
             if route is None:
                 raise _missing(method.method, self.connection.protocol_version)
-            sent = _convert(route.down, params, route.outer.params)
+            sent = _convert(route.down, params, route.outer.params, f"{method.method} params")
             got = await self.connection.request(route.outer, sent, timeout=timeout)
-            result: R = _convert(route.up, got, route.inner.result)
+            result: R = _convert(route.up, got, route.inner.result, f"{method.method} result")
             return result
 
         async def notify(self, method: MethodSpec[P, None], params: P) -> None:
