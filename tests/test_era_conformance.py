@@ -2,8 +2,8 @@
 
 One fixture server process (``tests/era_fixture_server.py``) serves the whole module (a second
 one serves its initialize-era side through the converters, for the scenarios of the converted
-2026-07-28 face); each scenario is one ``conformance server`` run whose ``checks.json`` must hold no FAILURE and no
-WARNING. The tasks extension scenarios are out of scope (issue #10).
+2026-07-28 face); each scenario is one ``conformance server`` run whose ``checks.json`` must
+hold no FAILURE and no WARNING. The tasks extension scenarios are out of scope (issue #10).
 """
 
 from __future__ import annotations
