@@ -625,13 +625,19 @@ class FixtureLegacy(LegacyServerBase):
 
 
 def main() -> None:
-    """Serve the fixture over HTTP (port argument) or stdio."""
+    """Serve the fixture over HTTP (port argument) or stdio; ``PORT converted`` serves the
+    initialize-era side to every revision through the converters (``every_revision``), its
+    2026-07-28 face included."""
     from generated._runtime.transports.http.server import HttpOptions, run_http
+    from generated.converters import every_revision
 
     if sys.argv[1:] == ["stdio"]:
         FixtureServer().run_stdio(FixtureLegacy())
+        return
+    options = HttpOptions(sse_retry_ms=1000)
+    if sys.argv[2:] == ["converted"]:
+        run_http(every_revision(FixtureLegacy()), port=int(sys.argv[1]), options=options)
     else:
-        options = HttpOptions(sse_retry_ms=1000)
         run_http([FixtureServer(), FixtureLegacy()], port=int(sys.argv[1]), options=options)
 
 

@@ -1,8 +1,9 @@
 """The official conformance harness against the dual-era fixture server (Streamable HTTP).
 
-One fixture server process (``tests/era_fixture_server.py``) serves the whole module; each
-scenario is one ``conformance server`` run whose ``checks.json`` must hold no FAILURE and no
-WARNING. The tasks extension scenarios are out of scope (issue #10).
+One fixture server process (``tests/era_fixture_server.py``) serves the whole module (a second
+one serves its initialize-era side through the converters, for the scenarios of the converted
+2026-07-28 face); each scenario is one ``conformance server`` run whose ``checks.json`` must
+hold no FAILURE and no WARNING. The tasks extension scenarios are out of scope (issue #10).
 """
 
 from __future__ import annotations
@@ -100,6 +101,26 @@ def run_harness(
 def test_conformance_scenario(scenario: str, fixture_url: str, tmp_path: Path) -> None:
     """Every check of the scenario is SUCCESS (an INFO or SKIPPED check is not a failure)."""
     run_harness("server", ["--url", fixture_url], scenario, tmp_path)
+
+
+CONVERTED_SCENARIOS = ["http-custom-header-server-validation", "tools-list", "json-schema-2020-12"]
+"""Scenarios run against the fixture's 2025-11-25 side served through the converters: its
+2026-07-28 face must carry each tool's JSON Schema whole (``x-mcp-header`` included)."""
+
+
+@pytest.fixture(scope="module")
+def converted_url() -> Iterator[str]:
+    """The initialize-era fixture served with ``every_revision`` on a free port."""
+    with http_process(
+        lambda port: ["-m", "tests.era_fixture_server", str(port), "converted"]
+    ) as url:
+        yield url
+
+
+@pytest.mark.parametrize("scenario", CONVERTED_SCENARIOS)
+def test_converted_face_scenario(scenario: str, converted_url: str, tmp_path: Path) -> None:
+    """Every check is SUCCESS against the converted 2026-07-28 face."""
+    run_harness("server", ["--url", converted_url], scenario, tmp_path)
 
 
 LEGACY_SCENARIOS = [

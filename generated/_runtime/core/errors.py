@@ -118,9 +118,10 @@ class MissingDependency(ImportError):
 class ConversionError(MCPError):
     """A value cannot be converted to another revision: it names the member and the reason.
 
-    An ``MCPError`` (internal error), so a handler's result that an older client cannot take
-    is answered as an error response instead of ending the session.
+    An ``MCPError`` (internal error by default), so a handler's result that an older client
+    cannot take is answered as an error response instead of ending the session; params the
+    peer sent that cannot be converted are invalid params (``code``).
     """
 
-    def __init__(self, message: str) -> None:
-        super().__init__(INTERNAL_ERROR, message)
+    def __init__(self, message: str, code: int = INTERNAL_ERROR) -> None:
+        super().__init__(code, message)
