@@ -33,6 +33,7 @@ from ._runtime.core.errors import (
     RemoteProtocolError,
     RequestTimeout,
     SessionExpired,
+    ToolError,
     UnsupportedVersion,
 )
 from ._runtime.core.lifecycle import Phase
@@ -114,6 +115,7 @@ __all__ = [
     "TaskSpec",
     "TaskStore",
     "TaskSupport",
+    "ToolError",
     "Transport",
     "Unknown",
     "UnsupportedVersion",

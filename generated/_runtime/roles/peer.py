@@ -335,9 +335,9 @@ class Peer:
             self.session.send_error(request.id, exc.code, exc.message, _data(exc.data))
         except RemoteProtocolError as exc:
             self.session.send_error(request.id, exc.code, exc.message, exc.data)
-        except Exception as exc:
+        except Exception:  # logged here; the client reads no detail of our internals
             logger.exception("handler of %s (request %s) failed", request.method, request.id)
-            self.session.send_error(request.id, INTERNAL_ERROR, f"Internal error: {exc}")
+            self.session.send_error(request.id, INTERNAL_ERROR, "Internal error")
         else:
             try:
                 self.session.send_response(request.id, result)

@@ -37,7 +37,7 @@ from .base import HttpAuth
 from .headers import InvalidToolHeaders, ParamHeader, param_headers, request_headers
 from .sse import EventTooLarge, SSEParser
 
-log = logging.getLogger("mcpgen.http")
+log = logging.getLogger(__name__)
 _ENCODER: Final = msgspec.json.Encoder()
 _ACCEPT: Final = {
     "Accept": "application/json, text/event-stream",
