@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import logging
+import types
 import typing
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final, Generic, Protocol, TypeVar
@@ -83,13 +84,19 @@ are the wire dict, or a msgspec ``Struct`` when the function's first parameter i
 
 
 def _arguments_type(function: Callable[..., object]) -> type[msgspec.Struct] | None:
-    """The Struct type of ``function``'s first parameter, if it is annotated with one."""
-    try:
-        hints = typing.get_type_hints(function)
-    except Exception:  # names the annotations use are not reachable here: the wire dict
+    """The Struct type of ``function``'s first parameter, if it is annotated with one (only
+    that annotation is resolved: the others may name what only the function's scope knows)."""
+    first = next(iter(inspect.signature(function).parameters.values()), None)
+    if first is None or first.annotation is inspect.Parameter.empty:
         return None
-    first = next(iter(inspect.signature(function).parameters), None)
-    hint = hints.get(first) if first is not None else None
+    scope = types.SimpleNamespace(
+        __annotations__={first.name: first.annotation},
+        __globals__=getattr(function, "__globals__", {}),
+    )
+    try:
+        hint = typing.get_type_hints(scope).get(first.name)
+    except Exception:  # a name its module does not hold: taken as the wire dict
+        return None
     return hint if isinstance(hint, type) and issubclass(hint, msgspec.Struct) else None
 
 
