@@ -37,6 +37,7 @@ from ._runtime.core.errors import (
     RemoteProtocolError,
     RequestTimeout,
     SessionExpired,
+    ToolError,
     UnsupportedVersion,
 )
 from ._runtime.core.lifecycle import Phase
@@ -121,6 +122,7 @@ __all__ = [
     "TaskSpec",
     "TaskStore",
     "TaskSupport",
+    "ToolError",
     "Transport",
     "Unknown",
     "UnsupportedVersion",

@@ -177,6 +177,8 @@ class ApiIR:
     has_output_schema: bool
     connect_result: str
     """What ``connect*`` return: ``InitializeResult``, or the ``server/discover`` result."""
+    progress_params: str
+    """The params type of ``notifications/progress``: what a call's progress callback takes."""
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,19 @@ class MCPError(Exception):
         return cls(error.code, error.message, data)
 
 
+class ToolError(Exception):
+    """Raised by a tool on purpose: the client reads its message in a tool error result.
+
+    Any other exception from a tool is logged on the server with its traceback, and the client
+    reads a generic text that leaks nothing of the server's internals.
+    """
+
+
+class RoundTripSignal(Exception):
+    """Raised inside a 2026-07-28 handler for the multi round-trip driver to answer (input
+    required, a missing client capability, a bad input response): never a handler's failure."""
+
+
 class RequestTimeout(Exception):
     """A request got no response in time; it was cancelled on the wire."""
 

@@ -76,7 +76,7 @@ from .subscriptions import (
     supported_filters,
 )
 
-log = logging.getLogger("mcpgen.modern")
+log = logging.getLogger(__name__)
 
 META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"

@@ -23,6 +23,7 @@ from typing import Any, Final
 import msgspec
 
 from ..core.codec import convert
+from ..core.errors import RoundTripSignal
 from ..core.sealed import InvalidRequestState, StateSealer, binding
 from ..core.wire import as_object
 
@@ -43,11 +44,11 @@ MAX_ANSWERS: Final = 64
 """Most answers one request state carries; more is refused (the state travels every round)."""
 
 
-class InputRequired(Exception):
+class InputRequired(RoundTripSignal):
     """Raised inside a modern-era handler that needs input the client has not given yet."""
 
 
-class MissingClientCapability(Exception):
+class MissingClientCapability(RoundTripSignal):
     """The request needs a client capability the client did not declare (-32021)."""
 
     def __init__(self, capability: str) -> None:
@@ -60,7 +61,7 @@ class MissingClientCapability(Exception):
         return {"requiredCapabilities": {self.capability: {}}}
 
 
-class InvalidInputResponse(Exception):
+class InvalidInputResponse(RoundTripSignal):
     """An ``inputResponses`` entry is not a valid result of the question asked (-32602)."""
 
 

@@ -17,7 +17,7 @@ import logging
 import sys
 import types
 from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import msgspec
 
@@ -52,8 +52,10 @@ __all__ = ["MCPError", "Peer", "ProgressCallback", "RequestTimeout"]
 logger = logging.getLogger(__name__)
 """Where a failing handler or callback is reported (the peer keeps going)."""
 
-ProgressCallback = Callable[[Any], Awaitable[None] | None]
-"""Called with each ``notifications/progress`` params for a request we sent."""
+ProgressParamsT = TypeVar("ProgressParamsT")
+ProgressCallback = Callable[[ProgressParamsT], Awaitable[None] | None]
+"""Called with each ``notifications/progress`` params for a request we sent (the revision's
+``ProgressNotificationParams``); sync or async."""
 RequestHandler = Callable[[Request], Awaitable[Any]]
 """Answers one incoming request: returns the result, or raises ``MCPError``."""
 NotificationHandler = Callable[[Notification], Awaitable[None] | None]
@@ -85,7 +87,7 @@ class Peer:
         self._describe_close = describe_close
         self._write_lock = asyncio.Lock()
         self._waiting: dict[int, asyncio.Future[Any]] = {}
-        self._progress: dict[int, ProgressCallback] = {}
+        self._progress: dict[int, ProgressCallback[Any]] = {}
         self._handlers: dict[RequestId, asyncio.Task[None]] = {}
         self._closed: ConnectionClosed | None = None
         self.drain_timeout = DRAIN_TIMEOUT_S
@@ -154,7 +156,7 @@ class Peer:
         params: Any = None,
         *,
         timeout: float | None = None,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[Any] | None = None,
         progress_token: str | int | None = None,
     ) -> Any:
         """Send a request and return its decoded result; raise ``MCPError`` on an error answer."""
@@ -314,14 +316,8 @@ class Peer:
 
     async def _report_progress(self, event: Progress) -> None:
         callback = self._progress.get(event.request_id)
-        if callback is None:
-            return
-        try:
-            outcome = callback(event.params)
-            if inspect.isawaitable(outcome):
-                await outcome
-        except Exception:
-            logger.exception("progress callback of request %s failed", event.request_id)
+        if callback is not None:
+            await report_progress(callback, event.params, event.request_id)
 
     async def _answer(self, request: Request) -> None:
         """Run the handler of one incoming request and send its result or error."""
@@ -335,9 +331,9 @@ class Peer:
             self.session.send_error(request.id, exc.code, exc.message, _data(exc.data))
         except RemoteProtocolError as exc:
             self.session.send_error(request.id, exc.code, exc.message, exc.data)
-        except Exception as exc:
+        except Exception:  # logged here; the client reads no detail of our internals
             logger.exception("handler of %s (request %s) failed", request.method, request.id)
-            self.session.send_error(request.id, INTERNAL_ERROR, f"Internal error: {exc}")
+            self.session.send_error(request.id, INTERNAL_ERROR, "Internal error")
         else:
             try:
                 self.session.send_response(request.id, result)
@@ -407,6 +403,18 @@ def _resume(coro: Coroutine[Any, Any, None], waiting_on: Any) -> Generator[Any, 
                 waiting_on = coro.send(sent)
             except StopIteration:
                 return
+
+
+async def report_progress(
+    callback: ProgressCallback[ProgressParamsT], params: ProgressParamsT, request: object
+) -> None:
+    """Call a progress callback (sync or async); its failure is logged, never raised."""
+    try:
+        outcome = callback(params)
+        if inspect.isawaitable(outcome):
+            await outcome
+    except Exception:
+        logger.exception("progress callback of request %s failed", request)
 
 
 def _next_token() -> int:
