@@ -63,6 +63,9 @@ class TaskSupport:
     """Whether to send ``notifications/tasks/status`` on each status change."""
     immediate_response: str | None = None
     """A tool result for the model while a ``tools/call`` task runs (spec: provisional)."""
+    begins_in_handler: Collection[str] = ()
+    """2026-07-28 extension: tools whose handler makes the call a task itself, with
+    ``begin_task(ctx)`` after its MRTR rounds; other task tools are tasks from the start."""
 
 
 def task_capabilities(
