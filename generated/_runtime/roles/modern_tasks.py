@@ -32,7 +32,7 @@ from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 from ..core.tasks import TERMINAL
 from ..core.wire import as_object
 from .mrtr import INPUT_CAPABILITY, InvalidInputResponse, MissingClientCapability, params_json
-from .taskstore import TaskRecord, iso
+from .taskstore import TaskRecord
 from .taskwork import TaskWork
 
 EXTENSION: Final = "io.modelcontextprotocol/tasks"
@@ -222,14 +222,7 @@ class ModernTasks:
 
     def detailed(self, record: TaskRecord) -> dict[str, Any]:
         """The task as ``tasks/get`` and ``notifications/tasks`` show it (``DetailedTask``)."""
-        out: dict[str, Any] = {"taskId": record.task_id, "status": record.status}
-        if record.status_message is not None:
-            out["statusMessage"] = record.status_message
-        out["createdAt"] = iso(record.created)
-        out["lastUpdatedAt"] = iso(record.updated or record.created)
-        out["ttlMs"] = record.ttl
-        if record.poll_interval is not None:
-            out["pollIntervalMs"] = record.poll_interval
+        out = record.wire(ttl="ttlMs", poll_interval="pollIntervalMs")
         inputs = self.inputs.get(record.task_id)
         if record.status == "input_required" and inputs is not None:
             out["inputRequests"] = dict(inputs.pending)
