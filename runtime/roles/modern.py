@@ -16,7 +16,8 @@ Each request carries its version and the client's capabilities in ``_meta``
 
 Results get ``resultType``, ``_meta["io.modelcontextprotocol/serverInfo"]`` and, on cacheable
 methods, ``ttlMs``/``cacheScope`` (server defaults, overridable per handler with
-``@cache_hints``). ``server/discover`` and ``subscriptions/listen`` are answered here.
+``@cache_hints``). ``server/discover`` and ``subscriptions/listen`` are answered here; the
+tasks extension (a ``tools/call`` that becomes a task, ``tasks/*``) in ``modern_tasks.py``.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 """``subscriptions/listen`` (2026-07-28): opted-in change notifications on a long-lived stream.
 
 A client opens a listen request with a filter (``toolsListChanged``, ``promptsListChanged``,
-``resourcesListChanged``, ``resourceSubscriptions``); the server answers with
+``resourcesListChanged``, ``resourceSubscriptions``, and the tasks extension's ``taskIds``
+for ``notifications/tasks``); the server answers with
 ``notifications/subscriptions/acknowledged`` (the subset it honours) before anything else, then
 sends only the opted-in change notifications, each tagged with the listen request's id under
 ``_meta["io.modelcontextprotocol/subscriptionId"]``, until the client cancels or the server
