@@ -9,7 +9,7 @@ implementation behind it and may change without notice.
 The HTTP names (``McpHttpApp``, ``HttpOptions``, ``serve_http``, ``run_http``,
 ``connect_http``, ``connect_http_auto``, ``MemoryEventStore``) load on first use and need the
 ``[http]`` extra: a server never imports the HTTP client library, and a stdio program imports
-neither. The 2026-07-28 names (``connect_auto``, ``listen``, ``ask``, ``cache_hints`` ...) load
+neither. The 2026-07-28 names (``connect_auto``, ``listen``, ``ask``, ``begin_task`` ...) load
 on first use too.
 
 Authorization (OAuth 2.1, the ``[auth]`` extra) is the ``auth`` module:
@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from ._runtime import auth
     from ._runtime.roles.modern import CacheScope, cache_hints
     from ._runtime.roles.modern_client import LegacyServer, Subscription, connect_auto, listen
+    from ._runtime.roles.modern_tasks import begin_task
     from ._runtime.roles.mrtr import ask
     from ._runtime.transports.http.client import connect_http
     from ._runtime.transports.http.modern_client import connect_http_auto, connect_http_modern
@@ -83,6 +84,7 @@ _LAZY = {
     "connect_auto": "roles.modern_client",
     "listen": "roles.modern_client",
     "ask": "roles.mrtr",
+    "begin_task": "roles.modern_tasks",
 }
 _MODULES = {"auth": "auth"}
 """Modules of the runtime offered whole, by the name they have here."""
@@ -128,6 +130,7 @@ __all__ = [
     "UnsupportedVersion",
     "ask",
     "auth",
+    "begin_task",
     "cache_hints",
     "connect_any",
     "connect_auto",
