@@ -15,6 +15,8 @@ import re
 import subprocess
 import sys
 import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -24,10 +26,21 @@ from hypothesis import HealthCheck, given, settings
 from generated._runtime.core.events import Request
 from generated._runtime.core.session import Session
 from generated.v2025_06_18.methods import METHODS
-from tests.fuzz_support import KINDS, check_answer, expect, frames
+from tests.fuzz_support import (
+    KINDS,
+    META_CAPABILITIES,
+    META_VERSION,
+    STATELESS_VERSION,
+    Era,
+    check_answer,
+    expect,
+    frames,
+    stateless_hostile,
+)
 from tests.http_support import ACCEPT_BOTH, JSON_CT, initialize, live_app, notification
 from tests.test_runtime_stdio import SCRIPT
 
+ROOT = Path(__file__).resolve().parent.parent
 CORE_EXAMPLES = 1000
 """Frames per kind fed to the session core (8 kinds: 8,000 frames)."""
 PROCESS_EXAMPLES = 400
@@ -87,9 +100,10 @@ def test_session_core_answers_every_hostile_frame_by_the_spec(kind: str) -> None
 class LineProcess:
     """A stdio server process spoken to line by line, with bounded waits (a thread reads)."""
 
-    def __init__(self) -> None:
+    def __init__(self, args: Sequence[str] = (SCRIPT,)) -> None:
+        """Start ``python ARGS`` from the project root."""
         self.process = subprocess.Popen(
-            [sys.executable, SCRIPT], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+            [sys.executable, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT
         )
         self.lines: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
@@ -117,11 +131,17 @@ class LineProcess:
 
     def until_pong(self, rid: str) -> list[Any]:
         """Send a ping; return the frames that came before its answer."""
-        self.send(json.dumps({"jsonrpc": "2.0", "id": rid, "method": "ping"}).encode())
-        before = []
-        while (frame := self.recv()) != {"jsonrpc": "2.0", "id": rid, "result": {}}:
-            before.append(frame)
+        before, pong = self.until_answer({"jsonrpc": "2.0", "id": rid, "method": "ping"})
+        assert pong == {"jsonrpc": "2.0", "id": rid, "result": {}}, pong
         return before
+
+    def until_answer(self, request: dict[str, Any]) -> tuple[list[Any], Any]:
+        """Send a request; return the frames that came before its answer, and the answer."""
+        self.send(json.dumps(request).encode())
+        before = []
+        while not _answers(frame := self.recv(), request["id"]):
+            before.append(frame)
+        return before, frame
 
     def close(self) -> int:
         """Close stdin; return the exit code."""
@@ -130,26 +150,67 @@ class LineProcess:
         return self.process.wait(10)
 
 
+def _answers(frame: Any, request_id: Any) -> bool:
+    """Whether ``frame`` is a response to the request ``request_id``."""
+    return isinstance(frame, dict) and "method" not in frame and frame.get("id") == request_id
+
+
 def stdio_line(frame: bytes) -> bytes:
     """A frame as one stdio line: no line breaks inside (they would split it)."""
     return frame.replace(b"\n", b" ").replace(b"\r", b" ")
 
 
-def test_stdio_server_process_answers_hostile_frames_and_keeps_serving() -> None:
-    """Hostile lines to a real server process: right codes, never an exit, always a pong."""
-    server = LineProcess()
+STDIO_SERVERS: dict[str, Sequence[str]] = {
+    "initialize-era": [SCRIPT],
+    "dual-era": ["-m", "tests.era_fixture_server", "stdio"],
+    "stateless": ["-m", "tests.era_fixture_server", "stdio-stateless"],
+    "demo": [str(ROOT / "examples" / "demo_server.py")],
+}
+"""Stdio servers of each kind, as arguments to the Python interpreter (run from the root)."""
+FUZZED_ERAS: dict[Era, tuple[str, str | None]] = {
+    "initialize": ("initialize-era", "2025-06-18"),
+    "stateless": ("dual-era", None),
+    "dual": ("dual-era", "2025-11-25"),
+}
+"""Each era of the oracle: the server that reads it, and the revision it is initialized with
+(None: never; the dual-era loop then hands every frame to the stateless engine)."""
+
+
+def stateless_probe(rid: str) -> dict[str, Any]:
+    """A ``server/discover`` of the stateless era: the server still answers."""
+    meta = {META_VERSION: STATELESS_VERSION, META_CAPABILITIES: {}}
+    return {"jsonrpc": "2.0", "id": rid, "method": "server/discover", "params": {"_meta": meta}}
+
+
+@pytest.mark.parametrize("era", sorted(FUZZED_ERAS))
+def test_stdio_server_process_answers_hostile_frames_and_keeps_serving(era: Era) -> None:
+    """Hostile lines to a real server process: right codes, never an exit, always an answer.
+
+    Each era is fuzzed: an initialize-era server after its handshake, the dual-era loop
+    before any ``initialize`` (every frame to the stateless engine, 2026-07-28 frames among
+    them) and after one (each frame routed by its ``_meta``).
+    """
+    kind, version = FUZZED_ERAS[era]
+    server = LineProcess(STDIO_SERVERS[kind])
     try:
-        server.send(json.dumps(initialize()).encode())
-        assert "result" in server.recv()
-        server.send(json.dumps(notification("notifications/initialized")).encode())
+        if version is not None:
+            server.send(json.dumps(initialize(0, version)).encode())
+            assert "result" in server.recv()
+            server.send(json.dumps(notification("notifications/initialized")).encode())
+        hostile = frames if era == "initialize" else stateless_hostile
         count = iter(range(10**9))
 
         @fuzz_settings(PROCESS_EXAMPLES)
-        @given(frame=frames.map(stdio_line).filter(lambda f: f.strip() != b""))
+        @given(frame=hostile.map(stdio_line).filter(fit_before_handshake(version)))
         def check(frame: bytes) -> None:
             server.send(frame)
-            answers = server.until_pong(f"ping-{next(count)}")
-            problem = check_answer(expect(frame.strip()), answers)
+            rid = f"probe-{next(count)}"
+            if version is not None:
+                answers = server.until_pong(rid)
+            else:
+                answers, answer = server.until_answer(stateless_probe(rid))
+                assert "supportedVersions" in answer.get("result", {}), answer
+            problem = check_answer(expect(frame.strip(), era=era), answers)
             assert problem is None, (frame[:300], problem)
 
         check()
@@ -157,6 +218,13 @@ def test_stdio_server_process_answers_hostile_frames_and_keeps_serving() -> None
     finally:
         if server.process.poll() is None:
             server.process.kill()
+
+
+def fit_before_handshake(version: str | None) -> Callable[[bytes], bool]:
+    """Lines worth sending: not blank; before a handshake, none that could start one."""
+    if version is not None:
+        return lambda frame: frame.strip() != b""
+    return lambda frame: frame.strip() != b"" and b'"initialize"' not in frame
 
 
 def http_answers(response: httpx.Response) -> list[Any]:
