@@ -2,8 +2,11 @@
 
 Each frame's answer is checked against the oracle of ``fuzz_support`` (the JSON-RPC code and
 id it must carry, from the spec alone), and after each frame the peer must still answer a
-ping. The session core gets thousands of frames per kind; the processes fewer. Bounded in
-time: fixed example counts, derandomized (the long run in bench/fuzz_long.py is random).
+ping (or, in the stateless era, ``server/discover``). Every era is fuzzed (#16): initialize-era
+sessions, the dual-era stdio loop before and after ``initialize``, and 2026-07-28 POSTs, with
+frames of that era and ids of every JSON type. The session core gets thousands of frames per
+kind; the processes fewer. Bounded in time: fixed example counts, derandomized (the long run
+in bench/fuzz_long.py is random).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from generated._runtime.core.events import Request
 from generated._runtime.core.session import Session
 from generated.v2025_06_18.methods import METHODS
+from tests.era_support import EchoLegacy, FixtureServer
 from tests.fuzz_support import (
     KINDS,
     META_CAPABILITIES,
@@ -37,7 +41,7 @@ from tests.fuzz_support import (
     frames,
     stateless_hostile,
 )
-from tests.http_support import ACCEPT_BOTH, JSON_CT, initialize, live_app, notification
+from tests.http_support import ACCEPT_BOTH, JSON_CT, initialize, live_app, notification, serve
 from tests.test_runtime_stdio import SCRIPT
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -279,3 +283,61 @@ async def test_http_app_answers_hostile_bodies_and_keeps_serving() -> None:
             assert problem is None, (frame[:300], problem)
 
         await asyncio.to_thread(check)
+
+
+def stateless_status_fits(response: httpx.Response, answers: list[Any]) -> bool:
+    """The stateless era's statuses: 202 for a notification, 400 for a refused body (with
+    -32700/-32600, or empty for a response), 200 for a result, 200/400/404 for other errors."""
+    if not answers:
+        return response.status_code == 202 or (response.status_code == 400 and not response.content)
+    error = answers[0].get("error") if len(answers) == 1 else None
+    if not isinstance(error, dict):
+        return response.status_code == 200
+    if error.get("code") in (-32700, -32600):
+        return response.status_code == 400
+    return response.status_code in (200, 400, 404)
+
+
+async def test_stateless_http_answers_hostile_bodies_and_keeps_serving() -> None:
+    """Hostile bodies POSTed with the 2026-07-28 header: right code and status; discover passes."""
+    async with (
+        serve([FixtureServer(), EchoLegacy()], nodelay=True) as (_, url),
+        httpx.AsyncClient(base_url=url, timeout=ANSWER_S) as client,
+    ):
+        headers = {**ACCEPT_BOTH, **JSON_CT, "mcp-protocol-version": STATELESS_VERSION}
+        loop = asyncio.get_running_loop()
+        count = iter(range(10**9))
+
+        async def one(frame: bytes) -> str | None:
+            method = _method_of(frame)
+            sent = {**headers, "mcp-method": method} if method is not None else headers
+            response = await client.post("/mcp", content=frame, headers=sent)
+            answers = http_answers(response) if response.content else []
+            problem = check_answer(expect(frame, era="stateless"), answers)
+            if problem is None and not stateless_status_fits(response, answers):
+                problem = f"status {response.status_code} for {answers}"
+            probe = stateless_probe(f"probe-{next(count)}")
+            alive = await client.post(
+                "/mcp", json=probe, headers={**headers, "mcp-method": "server/discover"}
+            )
+            if "supportedVersions" not in (alive.json().get("result") or {}):
+                problem = f"no discover after it: {alive.status_code} {alive.text[:200]}"
+            return problem
+
+        @fuzz_settings(PROCESS_EXAMPLES)
+        @given(frame=stateless_hostile)
+        def check(frame: bytes) -> None:
+            problem = asyncio.run_coroutine_threadsafe(one(frame), loop).result(ANSWER_S * 2)
+            assert problem is None, (frame[:300], problem)
+
+        await asyncio.to_thread(check)
+
+
+def _method_of(frame: bytes) -> str | None:
+    """The ``method`` of a frame that is a JSON object with a string one (for its header)."""
+    try:
+        value = json.loads(frame)
+    except (ValueError, RecursionError):
+        return None
+    method = value.get("method") if isinstance(value, dict) else None
+    return method if isinstance(method, str) and method.isascii() and method.isprintable() else None
