@@ -2,7 +2,8 @@
 
 Carries the tools, prompts and resources the harness's scenario descriptions name (``test_*``,
 ``test://...``). Run: ``python -m tests.era_fixture_server PORT`` (Streamable HTTP on
-127.0.0.1:PORT/mcp) or ``python -m tests.era_fixture_server stdio``.
+127.0.0.1:PORT/mcp) or ``python -m tests.era_fixture_server stdio`` (both eras; ``stdio-stateless``:
+2026-07-28 only).
 """
 
 from __future__ import annotations
@@ -708,6 +709,9 @@ def main() -> None:
 
     if sys.argv[1:] == ["stdio"]:
         FixtureServer().run_stdio(FixtureLegacy())
+        return
+    if sys.argv[1:] == ["stdio-stateless"]:
+        FixtureServer().run_stdio()
         return
     options = HttpOptions(sse_retry_ms=1000)
     if sys.argv[2:] == ["converted"]:

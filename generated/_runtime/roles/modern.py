@@ -40,6 +40,7 @@ from ..core.errors import (
     MCPError,
 )
 from ..core.events import Request
+from ..core.frame_guard import object_problem
 from ..core.sealed import InvalidRequestState, StateSealer
 from ..core.wire import as_id, as_object
 from ..transports.http.headers import (
@@ -241,14 +242,18 @@ class ModernServer:
     ) -> Reply:
         """Answer one decoded JSON-RPC message; ``headers`` (lower-case names) on HTTP only."""
         frame = as_object(message)
-        if frame is None or frame.get("jsonrpc") != "2.0":
-            return Reply(error_frame(None, INVALID_REQUEST, "Invalid Request"), 400)
+        problem = "a message must be a JSON object" if frame is None else object_problem(frame)
+        if frame is None or problem is not None:
+            request_id = None if frame is None else as_id(frame.get("id"))
+            return Reply(
+                error_frame(request_id, INVALID_REQUEST, f"Invalid request: {problem}"), 400
+            )
         method = frame.get("method")
-        if "id" not in frame:
-            return Reply(None, 202 if isinstance(method, str) else 400)
-        request_id = as_id(frame["id"])
-        if request_id is None or not isinstance(method, str):
-            return Reply(error_frame(None, INVALID_REQUEST, "Invalid Request"), 400)
+        request_id = as_id(frame.get("id"))
+        if not isinstance(method, str):  # a response, yet this era sends no requests: not
+            return Reply(None, 400)  # accepted (HTTP 400), never answered (as by a session)
+        if request_id is None:
+            return Reply(None, 202)
         try:
             return await self._request(request_id, method, frame.get("params"), emit, headers)
         except _Refused as exc:

@@ -15,9 +15,8 @@ import contextvars
 import inspect
 import logging
 import sys
-import types
-from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
-from typing import Any, TypeVar, cast
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -46,6 +45,7 @@ from ..core.methods import MethodSpec
 from ..core.session import Session
 from ..core.wire import Inbound, Outbound
 from ..transports.base import Transport
+from .running import RequestTasks
 
 __all__ = ["MCPError", "Peer", "ProgressCallback", "RequestTimeout"]
 
@@ -88,7 +88,7 @@ class Peer:
         self._write_lock = asyncio.Lock()
         self._waiting: dict[int, asyncio.Future[Any]] = {}
         self._progress: dict[int, ProgressCallback[Any]] = {}
-        self._handlers: dict[RequestId, asyncio.Task[None]] = {}
+        self._handlers = RequestTasks()
         self._closed: ConnectionClosed | None = None
         self.drain_timeout = DRAIN_TIMEOUT_S
         self.violations: list[ProtocolViolation] = []
@@ -251,9 +251,7 @@ class Peer:
                 frame = await self.transport.read()
                 if frame is None:
                     if self._handlers:
-                        await asyncio.wait(
-                            list(self._handlers.values()), timeout=self.drain_timeout
-                        )
+                        await asyncio.wait(self._handlers.tasks(), timeout=self.drain_timeout)
                     break
                 for event in self.session.receive(frame):
                     await self._handle(event)
@@ -276,9 +274,7 @@ class Peer:
     async def _handle(self, event: Event) -> None:
         if isinstance(event, Request):
             # Started at once: a handler that answers without waiting costs no task, no turn.
-            task = start_eagerly(self._answer(event))
-            if task is not None:
-                self._handlers[event.id] = task
+            self._handlers.start(event.id, self._answer(event))
         elif isinstance(event, Notification):
             try:
                 outcome = self._on_notification(event)
@@ -294,9 +290,7 @@ class Peer:
         elif isinstance(event, InvalidResponse):
             self._settle(event.id, error=event.error)
         elif isinstance(event, Cancelled):
-            handler = self._handlers.get(event.request_id)
-            if handler is not None:
-                handler.cancel()
+            self._handlers.cancel(event.request_id)
         elif isinstance(event, Progress):
             await self._report_progress(event)
         else:
@@ -341,7 +335,7 @@ class Peer:
                 logger.exception("cannot send the answer to %s %s", request.method, request.id)
                 self.session.send_error(request.id, INTERNAL_ERROR, f"Internal error: {exc}")
         finally:
-            self._handlers.pop(request.id, None)
+            self._handlers.answered(request.id)
         await self.flush()
 
     # -- closing -------------------------------------------------------------------------
@@ -353,8 +347,7 @@ class Peer:
         for future in self._waiting.values():
             if not future.done():
                 future.set_exception(self._closed)
-        for task in self._handlers.values():
-            task.cancel()
+        self._handlers.cancel_all()
 
     @property
     def closed(self) -> bool:
@@ -368,41 +361,6 @@ class Peer:
 
 
 _TOKENS = iter(range(1, sys.maxsize))
-
-
-def start_eagerly(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:
-    """Run ``coro`` now, in a copy of the context, up to its first wait; then go on in a Task.
-
-    Returns the Task, or None when ``coro`` finished without waiting. (Python 3.12's
-    ``eager_start`` does the same; this works on 3.11.)
-    """
-    context = contextvars.copy_context()
-    try:
-        waiting_on = context.run(coro.send, None)
-    except StopIteration:
-        return None
-    # types.coroutine makes the generator a coroutine at run time; typeshed says Awaitable.
-    resumed = cast("Coroutine[Any, Any, None]", _resume(coro, waiting_on))
-    task: asyncio.Task[None] = asyncio.get_running_loop().create_task(resumed, context=context)
-    return task
-
-
-@types.coroutine
-def _resume(coro: Coroutine[Any, Any, None], waiting_on: Any) -> Generator[Any, Any, None]:
-    """Drive a started coroutine on: pass what it waits on to the Task, and back what comes."""
-    while True:
-        try:
-            sent = yield waiting_on
-        except BaseException as exc:  # cancellation and the like go into the coroutine
-            try:
-                waiting_on = coro.throw(exc)
-            except StopIteration:
-                return
-        else:
-            try:
-                waiting_on = coro.send(sent)
-            except StopIteration:
-                return
 
 
 async def report_progress(
