@@ -25,7 +25,6 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from ..auth.principal import current_principal
 from ..core.codec import convert
 from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 from ..core.tasks import TERMINAL
@@ -60,7 +59,12 @@ def declares_extension(client_capabilities: Mapping[str, Any]) -> bool:
 
 
 def requestor() -> str:
-    """The identity a task is bound to: the request's OAuth principal, or the anonymous one."""
+    """The identity a task is bound to: the request's OAuth principal, or the anonymous one.
+
+    The principal module is imported here, not at the top: a package that does not use
+    authorization loads nothing of ``_runtime.auth``."""
+    from ..auth.principal import current_principal
+
     principal = current_principal()
     if principal is None:
         return ""
