@@ -207,6 +207,8 @@ def decoded_too_deep(value: Any, frame: bytes, max_depth: int) -> bool:
     ``max_depth``: counted on the value when it has few containers for its size, else on
     the bytes.
     """
+    if len(frame) <= _SHORT:  # counted at once: no more opening brackets than levels allowed
+        return len(frame.translate(None, _NOT_OPENING)) > max_depth and too_deep(frame, max_depth)
     walked = None
     if len(frame) >= _WALK_FROM:
         walked = _walked_depth(value, max_depth, len(frame) // _BYTES_PER_CONTAINER)
