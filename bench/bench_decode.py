@@ -6,7 +6,10 @@ with the method's type (and find the progress token), decode a result with the t
 request it answers. The floor
 is ``msgspec.json.Decoder().decode(frame)`` (dicts and lists, no types, no checks). The corpus
 (bench/corpus.py) is what a 2025-06-18 server and client receive: requests with and without a
-progress token, notifications, results (a 20-tool list among them) and an error.
+progress token, notifications, results (a 20-tool list and a 64 KB non-ASCII markdown
+resource among them) and an error. Per frame, the guard's cost is printed against the untyped
+decode of the same frame: the check made after the one pass (``decoded_problem``) and the scan
+made before decoding on the general path and on HTTP arrival (``frame_problem``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,11 @@ sys.path.insert(0, str(ROOT))
 import msgspec  # noqa: E402
 
 from bench.corpus import CLIENT_RECEIVES, SERVER_RECEIVES, frames  # noqa: E402
+from generated._runtime.core.frame_guard import (  # noqa: E402
+    DEFAULT_MAX_DEPTH,
+    decoded_problem,
+    frame_problem,
+)
 from generated._runtime.core.methods import MethodSpec  # noqa: E402
 from generated._runtime.core.reader import (  # noqa: E402
     decode_error,
@@ -35,7 +43,7 @@ from generated._runtime.core.wire import Malformed  # noqa: E402
 from generated.v2025_06_18.methods import METHODS  # noqa: E402
 
 ROUNDS = 5
-REPEAT = 2000
+REPEAT = 300
 
 
 def decode_path(
@@ -94,6 +102,35 @@ def per_frame(
     return [b / (ROUNDS * len(corpus)) for b in best]
 
 
+def best_of(run: Callable[[], object], number: int = 200) -> float:
+    """Best seconds per call of ``run`` over a few repeats, less the cost of an empty call."""
+    empty = min(timeit.repeat(lambda: None, number=number, repeat=15))
+    return (min(timeit.repeat(run, number=number, repeat=15)) - empty) / number
+
+
+def guard_costs(corpus: list[tuple[bytes, str | None]]) -> None:
+    """Per frame: the guard after the one pass and the scan before decoding, vs untyped."""
+    methods = dict(METHODS)
+    untyped = msgspec.json.Decoder()
+    worst = 0.0
+    for frame, answers in corpus:
+        awaiting = methods[answers].result if answers else None
+        side = reader_for(methods, "client" if answers is None else "server")
+        (message,) = side.parse(frame, awaiting).messages
+        assert type(message) is not Malformed, frame[:80]
+        plain = best_of(lambda frame=frame: untyped.decode(frame))
+        after = best_of(lambda m=message, f=frame: decoded_problem(m, f, DEFAULT_MAX_DEPTH))
+        before = best_of(lambda frame=frame: frame_problem(frame))
+        worst = max(worst, after / plain)
+        print(
+            f"  {len(frame):6d} B {'ascii' if frame.isascii() else 'utf-8'}: untyped "
+            f"{plain * 1e6:7.2f} us; guard after the one pass {after * 1e6:6.2f} us "
+            f"({after / plain:.2f}x), scan before decoding {before * 1e6:7.2f} us "
+            f"({before / plain:.2f}x)"
+        )
+    print(f"guard after the one pass, worst frame: {worst:.2f}x an untyped decode")
+
+
 def main() -> None:
     """Print the decode path against untyped msgspec, per side and for the whole corpus."""
     untyped = msgspec.json.Decoder()
@@ -103,6 +140,8 @@ def main() -> None:
     client: list[tuple[bytes, str | None]] = list(
         zip(frames([m for _, m in CLIENT_RECEIVES]), answers, strict=True)
     )
+    print("guard cost per frame (bench/corpus.py):")
+    guard_costs(server + client)
     for label, corpus in (
         ("server receives", server),
         ("client receives", client),

@@ -4,6 +4,8 @@
 our 2026-07-28 client (stateless, per-request ``_meta``) and our 2025-11-25 client (session)
 against our dual-era fixture server, and the SDK's client pinned to 2026-07-28 against the
 SDK's low-level server. Both of our clients call the same fixture tool (``test_simple_text``).
+Over stdio the floor runs beside them: a minimal asyncio NDJSON pair with msgspec
+(bench/peers/raw_echo.py), printed as floor/ours.
 Medians of 3 runs; printed with ratios. ``python bench/bench_era.py stdio`` (or ``http``) runs
 one transport only.
 """
@@ -25,6 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.peers.raw_echo import RawClient  # noqa: E402
 from generated._runtime.roles.modern_client import StreamChannel, connect_modern  # noqa: E402
 from generated._runtime.transports.http.client import connect_http  # noqa: E402
 from generated._runtime.transports.http.modern_client import connect_http_modern  # noqa: E402
@@ -132,6 +135,16 @@ async def sdk(transport: str, concurrent: int) -> float:
             process.wait(5)
 
 
+async def floor(concurrent: int) -> float:
+    """The stdio floor: a minimal asyncio NDJSON pair with msgspec (bench/peers/raw_echo.py)."""
+    client = await RawClient.spawn(sys.executable, str(ROOT / "bench" / "peers" / "raw_echo.py"))
+    ids = iter(range(1 << 30))
+    try:
+        return await rate(lambda: client.call(next(ids), "x"), concurrent)
+    finally:
+        client.close()
+
+
 async def main(transports: list[str]) -> None:
     """Print the table."""
     for transport in transports:
@@ -142,11 +155,18 @@ async def main(transports: list[str]) -> None:
                 ("ours 2025-11-25", functools.partial(ours, "2025-11-25", transport, concurrent)),
                 ("sdk 2026-07-28", functools.partial(sdk, transport, concurrent)),
             ]
+            if transport == "stdio":
+                runs.append(("floor", functools.partial(floor, concurrent)))
             for name, run in runs:
                 row[name] = statistics.median([await run() for _ in range(RUNS)])
             base = row["sdk 2026-07-28"]
             cells = ", ".join(f"{k} {v:,.0f}/s ({v / base:.1f}x sdk)" for k, v in row.items())
             print(f"{transport:5} x{concurrent:<2} tools/call: {cells}")
+            if "floor" in row:
+                print(
+                    "  floor/ours: "
+                    + ", ".join(f"{k} {row['floor'] / row[k]:.2f}x" for k in row if "ours" in k)
+                )
 
 
 if __name__ == "__main__":

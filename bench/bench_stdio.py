@@ -1,15 +1,15 @@
 """stdio benchmarks, run side by side and printed as ratios.
 
 - ``tools/call`` round trips per second, sequential and 16 in flight: our client x our server,
-  the official SDK's client x its low-level server, and a raw asyncio newline-JSON echo
-  (the floor: no MCP at all, just one JSON line in and one out per call).
+  the official SDK's client x its low-level server, and the floor: a minimal asyncio NDJSON
+  client/server pair with msgspec (bench/peers/raw_echo.py: no MCP, one line in and one out
+  per call, no drain, no stream reader).
 - Cold start: spawn a server and time until the initialize response arrives (ours vs the SDK's).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import statistics
 import sys
 import time
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.cpu import ServerCPU  # noqa: E402
-from generated._runtime.transports.stdio import spawn_server  # noqa: E402
+from bench.peers.raw_echo import RawClient  # noqa: E402
 from generated.v2025_06_18 import Client  # noqa: E402
 
 PEERS = Path(__file__).resolve().parent / "peers"
@@ -83,29 +83,13 @@ async def bench_sdk(concurrency: int) -> Rate:
 
 
 async def bench_raw(concurrency: int) -> Rate:
-    """The floor: newline JSON to an asyncio echo process, correlated by id."""
-    transport = await spawn_server(sys.executable, [str(PEERS / "raw_echo.py")])
-    waiting: dict[int, asyncio.Future[bytes]] = {}
-
-    async def reader() -> None:
-        while (frame := await transport.read()) is not None:
-            waiting.pop(json.loads(frame)["id"]).set_result(frame)
-
-    task = asyncio.create_task(reader())
-
-    async def call(i: int) -> bytes:
-        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-        waiting[i] = future
-        request = {"jsonrpc": "2.0", "id": i, "method": "tools/call"}
-        request["params"] = {"name": "echo", "arguments": {"text": f"m{i}"}}
-        await transport.write(json.dumps(request).encode())
-        return await future
-
+    """The floor: a minimal asyncio NDJSON pair with msgspec (bench/peers/raw_echo.py)."""
+    client = await RawClient.spawn(sys.executable, str(PEERS / "raw_echo.py"))
     try:
-        return await timed(CALLS, concurrency, call)
+        await client.call(-1, "warm")
+        return await timed(CALLS, concurrency, lambda i: client.call(i, f"m{i}"))
     finally:
-        await transport.close()
-        task.cancel()
+        client.close()
 
 
 async def cold_ours() -> float:

@@ -6,6 +6,19 @@ import json
 from typing import Any
 
 TEXT = "Looks things up in a catalogue and returns matching entries."
+MARKDOWN_LINES = (
+    "## Résumé — “quoted” text, a [link](https://example.org/a?b=[1]) and {braces}\n",
+    'A path C:\\docs\\readme.md, a "plain quote", ‘single’ and «guillemets» ✓\n',
+    "東京の天気は晴れ 🌤️ 気温は二十一度 😀 中文文本 한국어 텍스트 Ελληνικά\n",
+    '- [ ] item {one} [two] `code: {"a": [1, 2]}` — naïve café façade\n\n',
+)
+
+
+def markdown(size: int) -> str:
+    """Non-ASCII markdown of about ``size`` UTF-8 bytes: emoji, CJK, typographic quotes,
+    brackets, quotes and backslashes in the text."""
+    block = "".join(MARKDOWN_LINES)
+    return block * (size // len(block.encode()) + 1)
 
 
 def tools(n: int) -> list[dict[str, Any]]:
@@ -121,6 +134,22 @@ CLIENT_RECEIVES: list[tuple[str, dict[str, Any]]] = [
         },
     ),
     (
+        "resources/read",
+        {
+            "jsonrpc": "2.0",
+            "id": 10,
+            "result": {
+                "contents": [
+                    {
+                        "uri": "file:///docs/guide.md",
+                        "mimeType": "text/markdown",
+                        "text": markdown(64 * 1024),
+                    },
+                ]
+            },
+        },
+    ),
+    (
         "prompts/get",
         {
             "jsonrpc": "2.0",
@@ -155,5 +184,5 @@ CLIENT_RECEIVES: list[tuple[str, dict[str, Any]]] = [
 
 
 def frames(messages: list[Any]) -> list[bytes]:
-    """Encode messages compactly, as peers send them."""
-    return [json.dumps(m, separators=(",", ":")).encode() for m in messages]
+    """Encode messages compactly, as peers send them (UTF-8, non-ASCII unescaped)."""
+    return [json.dumps(m, separators=(",", ":"), ensure_ascii=False).encode() for m in messages]

@@ -22,14 +22,13 @@ from msgspec import UNSET, Raw, UnsetType
 from .codec import read_json
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, ErrorObject, RemoteProtocolError
 from .events import ProgressToken
-from .frame_guard import DEFAULT_MAX_DEPTH, frame_problem, quick_depth
+from .frame_guard import DEFAULT_MAX_DEPTH, decoded_problem
 from .unions import dec_hook
 from .wire import (
     ERROR_DECODER,
     AnySpec,
     HasMeta,
     Inbound,
-    Malformed,
     WireId,
     as_id,
     as_object,
@@ -68,20 +67,13 @@ class Reader:
         request whose id the frame seems to answer: kept only if its ``id`` is that one);
         ``MIXED``: results of several types. What the one-pass decoders refuse (a batch, an
         unknown method, bad params, a result of another type) is parsed again on the general
-        path, which says what is wrong. First, a frame msgspec must not decode (broken UTF-8,
-        nesting past ``max_depth``) is refused.
+        path, which says what is wrong, as it does for a frame the guard refuses (broken UTF-8,
+        nesting past ``max_depth``): checked after the one pass, on what msgspec left unchecked.
         """
-        # The common case written out: an ASCII frame that is short, or shallow by a quick scan.
-        if not frame.isascii() or (
-            len(frame) > max_depth and quick_depth(frame, max_depth) > max_depth
-        ):
-            problem = frame_problem(frame, max_depth)
-            if problem is not None:
-                return Inbound([Malformed(problem)])
         if awaiting is None:
             one_pass = self._requests
         elif awaiting is MIXED:
-            return parse(frame, max_depth, checked=True)
+            one_pass = None
         else:
             one_pass = self._responses.get(awaiting)
             if one_pass is None:
@@ -89,12 +81,14 @@ class Reader:
         if one_pass is not None:
             try:
                 message = one_pass.decode(frame)
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
                 pass
             else:
-                if answers is None or message.id == answers:
+                if (answers is None or message.id == answers) and not decoded_problem(
+                    message, frame, max_depth
+                ):
                     return Inbound([message])
-        return parse(frame, max_depth, checked=True)
+        return parse(frame, max_depth)
 
 
 MIXED: Final = object()
@@ -137,6 +131,7 @@ def _message_type(spec: AnySpec) -> type[msgspec.Struct]:
         tag_field="method",
         tag=spec.method,
         namespace={"method": spec.method},
+        forbid_unknown_fields=True,  # nothing skipped: msgspec checks the UTF-8 of what it reads
         gc=False,
     )
 
@@ -154,6 +149,7 @@ def _response_decoder(result_type: Any) -> msgspec.json.Decoder[Any]:
             ("result", Union[result_type, UnsetType], UNSET),  # noqa: UP007
             ("error", Union[Raw, UnsetType], UNSET),  # noqa: UP007
         ],
+        forbid_unknown_fields=True,  # nothing skipped: msgspec checks the UTF-8 of what it reads
         gc=False,
     )
     return msgspec.json.Decoder(struct, dec_hook=dec_hook)

@@ -17,7 +17,7 @@ from typing import Any, Final
 import msgspec
 
 from ...core.errors import RemoteProtocolError
-from ...core.frame_guard import decode_untyped
+from ...core.frame_guard import DEFAULT_MAX_DEPTH, decode_untyped
 from ...roles.modern import LEGACY_VERSIONS, ModernServer, Reply, error_frame
 from ...roles.modern_connection import Frame, field
 
@@ -54,14 +54,20 @@ def wants_modern(headers: Mapping[str, str], body: bytes) -> bool:
 
 
 async def serve_modern_post(
-    engine: ModernServer, headers: Mapping[str, str], body: bytes, receive: Receive, send: Send
+    engine: ModernServer,
+    headers: Mapping[str, str],
+    body: bytes,
+    receive: Receive,
+    send: Send,
+    max_depth: int = DEFAULT_MAX_DEPTH,
 ) -> None:
     """Answer one modern POST (JSON, or SSE once the handler sends a notification).
 
-    The app has refused a body that ``frame_problem`` finds bad before routing it here.
+    A body the frame guard refuses (broken UTF-8, nesting too deep) or that is not JSON
+    gets 400 with its JSON-RPC error.
     """
     try:
-        message = decode_untyped(body, checked=True)
+        message = decode_untyped(body, max_depth)
     except RemoteProtocolError as exc:
         await _json(send, 400, error_frame(None, exc.code, exc.message))
         return

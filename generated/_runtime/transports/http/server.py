@@ -326,17 +326,16 @@ class McpHttpApp:
         if not headers.get("content-type", "").startswith("application/json"):
             raise _Reject(415, "Unsupported Media Type: Content-Type must be application/json")
         body = await _read_body(receive, self.options.max_body)
-        refusal = frame_refusal(body, self.options.max_depth)  # before any decoding, either era
-        if refusal is not None:
-            await _respond(send, 400, refusal)
-            return
+        # The frame guard runs in the one parse of either era, after msgspec's own checks.
         if self.modern is not None and (not self.servers or wants_modern(headers, body)):
-            await serve_modern_post(self.modern, headers, body, receive, send)
+            await serve_modern_post(
+                self.modern, headers, body, receive, send, self.options.max_depth
+            )
             return
         # Parsed once, by the session that will take it when there is one: what routing
         # needs (ids owed an answer, methods) comes from the same parse the session acts on.
         known = self._known(headers)
-        inbound = known.parse(body) if known is not None else parse(body, checked=True)
+        inbound = known.parse(body) if known is not None else parse(body, self.options.max_depth)
         _refuse_bad(inbound)
         requests = inbound.request_ids
         if self.options.stateless and not requests:
