@@ -2,7 +2,8 @@
 
 Carries the tools, prompts and resources the harness's scenario descriptions name (``test_*``,
 ``test://...``). Run: ``python -m tests.era_fixture_server PORT`` (Streamable HTTP on
-127.0.0.1:PORT/mcp) or ``python -m tests.era_fixture_server stdio``.
+127.0.0.1:PORT/mcp; ``PORT --json``: JSON response mode) or
+``python -m tests.era_fixture_server stdio``.
 """
 
 from __future__ import annotations
@@ -174,6 +175,13 @@ async def progress_tool(args: dict[str, Any], ctx: ServerContext) -> t.CallToolR
     return text("progress done")
 
 
+async def reconnection_tool(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+    """Close this call's SSE stream mid-call (SSE polling); the client resumes for the answer."""
+    if await ctx.close_sse_stream(retry_ms=100):
+        await asyncio.sleep(0.2)
+    return text("Reconnection test completed")
+
+
 async def trigger_tools(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
     await ctx.notify_tool_list_changed()
     return text("tools changed")
@@ -339,7 +347,7 @@ TOOLS: dict[str, tuple[dict[str, Any], Handler]] = {
     ),
     "test_elicitation_sep1034_defaults": ({}, elicit_with(SEP1034_SCHEMA)),
     "test_elicitation_sep1330_enums": ({}, elicit_with(SEP1330_SCHEMA)),
-    "test_reconnection": ({}, lambda a, c: fixed(text("Reconnection test completed"))),
+    "test_reconnection": ({}, reconnection_tool),
     "test_trigger_tool_change": ({}, trigger_tools),
     "test_trigger_prompt_change": ({}, trigger_prompts),
     "test_input_required_result_elicitation": ({}, elicit_name),
@@ -631,7 +639,7 @@ def main() -> None:
     if sys.argv[1:] == ["stdio"]:
         FixtureServer().run_stdio(FixtureLegacy())
     else:
-        options = HttpOptions(sse_retry_ms=1000)
+        options = HttpOptions(json_response="--json" in sys.argv[2:])
         run_http([FixtureServer(), FixtureLegacy()], port=int(sys.argv[1]), options=options)
 
 
