@@ -1,11 +1,12 @@
 """The long fuzz run of issue #9: hostile frames to a stdio server process and an HTTP server.
 
 ``python bench/fuzz_long.py [stdio_frames] [http_frames] [seed]`` (defaults 100000, 10000,
-random). Frames come from the strategies of ``tests/fuzz_support.py`` (hypothesis, random
-seed unless given); after each frame the server must answer a ping. Counted: frames sent,
-crashes (the process exited; it is restarted), hangs (no answer within 5 s), wrong codes
-(an answer the spec oracle refuses, or a wrong HTTP status). Prints one line per transport
-and the first few problems.
+random; a count of 0 skips that transport). Frames come from the strategies of
+``tests/fuzz_support.py`` (hypothesis, random seed unless given); after each frame the server
+must answer a ping. Counted: frames sent, crashes (the process exited; it is restarted), hangs
+(no answer within 5 s), wrong codes (an answer the spec oracle refuses, or a wrong HTTP
+status); for stdio, the server's RSS before and after. Prints one line per transport and the
+first few problems.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.fuzz_support import check_answer, expect, frames  # noqa: E402
-from tests.harden_support import server_process  # noqa: E402
+from tests.harden_support import rss_mib, server_process  # noqa: E402
 from tests.http_support import ACCEPT_BOTH, JSON_CT, initialize, notification  # noqa: E402
 from tests.test_harden_fuzz import (  # noqa: E402
     LineProcess,
@@ -43,6 +44,8 @@ class Figures:
     """What one run counted."""
 
     sent: int = 0
+    rss: str = ""
+    """The stdio server's RSS at start and at end (MiB), when measured."""
     crashes: int = 0
     hangs: int = 0
     wrong: int = 0
@@ -57,7 +60,7 @@ class Figures:
         """The figures as one line."""
         return (
             f"{name}: frames {self.sent}, crashes {self.crashes}, hangs {self.hangs}, "
-            f"wrong codes {self.wrong} ({seconds:.0f} s)"
+            f"wrong codes {self.wrong} ({seconds:.0f} s){self.rss}"
         )
 
 
@@ -85,6 +88,8 @@ def stdio_run(count: int, seed: int) -> Figures:
     """``count`` hostile lines to a stdio server process, a ping after each."""
     figures = Figures()
     server = start_stdio()
+    server.until_pong("ping-start")
+    start_rss = rss_mib(server.process.pid)
     pings = iter(range(10**9))
 
     @use_seed(seed)
@@ -112,6 +117,8 @@ def stdio_run(count: int, seed: int) -> Figures:
             print(f"  stdio: {figures.sent} frames", flush=True)
 
     one()
+    server.until_pong("ping-end")
+    figures.rss = f", RSS MiB {start_rss:.1f} -> {rss_mib(server.process.pid):.1f} (last process)"
     server.close()
     return figures
 
@@ -172,10 +179,12 @@ def main() -> None:
     seed = int(sys.argv[3]) if len(sys.argv) > 3 else random.randrange(2**32)
     print(f"seed {seed}")
     results = []
-    for name, run in [
-        ("stdio", lambda: stdio_run(stdio_frames, seed)),
-        ("http ", lambda: asyncio.run(http_run(http_frames, seed))),
+    for name, count, run in [
+        ("stdio", stdio_frames, lambda: stdio_run(stdio_frames, seed)),
+        ("http ", http_frames, lambda: asyncio.run(http_run(http_frames, seed))),
     ]:
+        if count == 0:
+            continue
         start = time.perf_counter()
         figures = run()
         results.append((name, figures, time.perf_counter() - start))

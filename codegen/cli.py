@@ -14,8 +14,7 @@ from .diff.command import diff_command
 from .errors import GenerationError
 from .generate import known_revisions, render
 from .loader.source import CACHE_DIR_ENV, SCHEMA_DIR_ENV
-from .output import compare, existing_revisions
-from .render.project import write_package
+from .output import Written, compare, existing_revisions, write_package
 
 EXIT_STALE = 1
 EXIT_USAGE = 2
@@ -165,10 +164,34 @@ def cli(
             click.echo(f"mcpgen: {warning}", err=True)
         if check:
             _check(out, files, ", ".join(selected))
-        write_package(out, files)
+        written = write_package(out, files)
     except GenerationError as exc:
         _fail(str(exc))
-    click.echo(f"mcpgen: wrote {out} ({', '.join(selected)})", err=True)
+    _report(out, written, ", ".join(selected))
+
+
+KEPT_SHOWN = 10
+"""How many of the user's kept files the report names."""
+
+
+def _report(out: Path, written: Written, what: str) -> None:
+    """Say what was written, which of mcpgen's old files went, and which files were kept."""
+    if written.removed:
+        click.echo(
+            f"mcpgen: removed {len(written.removed)} file(s) mcpgen wrote before and no longer "
+            f"writes: {', '.join(written.removed)}",
+            err=True,
+        )
+    if written.kept:
+        shown = ", ".join(written.kept[:KEPT_SHOWN])
+        more = (
+            f" and {len(written.kept) - KEPT_SHOWN} more" if len(written.kept) > KEPT_SHOWN else ""
+        )
+        click.echo(
+            f"mcpgen: kept {len(written.kept)} file(s) mcpgen did not write: {shown}{more}",
+            err=True,
+        )
+    click.echo(f"mcpgen: wrote {out} ({what})", err=True)
 
 
 def _check(out: Path, files: dict[str, str], what: str) -> NoReturn:
@@ -253,10 +276,10 @@ def tools_command(
         files = render_tools_package(tools)
         if check:
             _check(out, files, f"{len(tools)} tools")
-        write_package(out, files)
+        written = write_package(out, files)
     except GenerationError as exc:
         _fail(str(exc))
-    click.echo(f"mcpgen: wrote {out} ({len(tools)} tools)", err=True)
+    _report(out, written, f"{len(tools)} tools")
 
 
 cli.add_command(diff_command, "diff")

@@ -11,9 +11,10 @@ from .errors import GenerationError, Level, Problem
 from .loader.model import parse_document
 from .loader.overrides import apply_patches, load_overrides
 from .loader.source import SchemaSource, load_manifest, resolve
+from .output import write_package
 from .parser import build_revision
 from .parser.ir import RevisionIR
-from .render.project import PackageIR, render_package, write_package
+from .render.project import PackageIR, render_package
 
 
 def known_revisions() -> list[str]:
@@ -30,13 +31,19 @@ def build_ir(source: SchemaSource) -> tuple[RevisionIR, list[Problem]]:
     overrides = load_overrides(source.revision)
     raw = apply_patches(raw, overrides.patches, source.revision)
     doc = parse_document(raw, source.origin)
+    _stop_on_errors(doc.problems, source.origin)  # the parser relies on a well-formed model
     ir, problems = build_revision(source.revision, source.sha256, __version__, doc, overrides)
+    _stop_on_errors(problems, source.origin)
+    return ir, [p for p in problems if p.level is Level.WARNING]
+
+
+def _stop_on_errors(problems: tuple[Problem, ...], origin: str) -> None:
+    """Raise one line naming the first error (and how many more) when there is any."""
     errors = [p for p in problems if p.level is Level.ERROR]
     if errors:
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         first = f"{errors[0].where}: {errors[0].message}"
-        raise GenerationError(f"schema {source.origin} cannot be generated: {first}{more}")
-    return ir, [p for p in problems if p.level is Level.WARNING]
+        raise GenerationError(f"schema {origin} cannot be generated: {first}{more}")
 
 
 def render(

@@ -1,9 +1,18 @@
-"""What is on disk already: the revisions a generated package holds, and how it differs from a
-fresh render (``mcpgen --check``)."""
+"""The output folder: the revisions a generated package holds, how it differs from a fresh
+render (``mcpgen --check``), and writing it (atomically, keeping every file mcpgen did not
+write).
+
+mcpgen records the files it writes in the package's manifest (``MANIFEST``). Regenerating
+replaces those files, removes the ones it no longer writes, and carries every other file in the
+folder (the user's) over unchanged; a user's file at a path mcpgen now writes is refused.
+"""
 
 from __future__ import annotations
 
 import ast
+import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -13,6 +22,16 @@ from .render.project import MARKER
 
 IGNORED_PARTS = frozenset({"__pycache__"})
 """Folders Python itself writes into a package; never part of a generated package."""
+
+MANIFEST = ".mcpgen-files"
+"""The file, in every package mcpgen writes, listing the other files it wrote there."""
+
+_MANIFEST_HEAD = (
+    "# Files mcpgen wrote into this package. Regenerating replaces them, removes those it no\n"
+    "# longer writes and keeps every other file in the folder.\n"
+)
+_HEADERS = (MARKER, "# Copied by mcpgen", "# Written by mcpgen")
+"""How the files mcpgen writes begin, for a package written before it had a manifest."""
 
 
 def existing_revisions(out: Path) -> list[str] | None:
@@ -72,13 +91,60 @@ class Staleness:
         return f"{', '.join(parts)} ({shown})"
 
 
+def with_manifest(files: dict[str, str]) -> dict[str, str]:
+    """``files`` and the manifest listing them: everything a run writes into the folder."""
+    listed = "".join(f"{rel}\n" for rel in sorted(files) if rel != MANIFEST)
+    return {**files, MANIFEST: _MANIFEST_HEAD + listed}
+
+
+def _on_disk(out: Path) -> dict[str, Path]:
+    """Every file (and symbolic link) in ``out`` by relative path, without Python's caches."""
+    found: dict[str, Path] = {}
+    for folder, dirs, names in os.walk(out):
+        base = Path(folder)
+        dirs[:] = [d for d in dirs if d not in IGNORED_PARTS]
+        links = [d for d in dirs if (base / d).is_symlink()]  # kept as they are, not entered
+        dirs[:] = [d for d in dirs if d not in links]
+        for name in (*names, *links):
+            found[(base / name).relative_to(out).as_posix()] = base / name
+    return found
+
+
+def _written_by_mcpgen(out: Path, on_disk: dict[str, Path]) -> set[str]:
+    """The files on disk that mcpgen wrote: its manifest's, else those carrying its header."""
+    try:
+        lines = (out / MANIFEST).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return {rel for rel, path in on_disk.items() if _has_header(path)} | {MANIFEST}
+    return {line for line in lines if line and not line.startswith("#")} | {MANIFEST}
+
+
+def _has_header(path: Path) -> bool:
+    """Whether a file begins as the files mcpgen writes do."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(64)
+    except OSError:
+        return False
+    return head.startswith(tuple(h.encode() for h in _HEADERS))
+
+
+def _holds(path: Path, text: str) -> bool:
+    """Whether the file at ``path`` holds exactly ``text`` as mcpgen writes it."""
+    try:
+        return path.is_file() and path.read_bytes() == text.encode("utf-8")
+    except OSError:
+        return False
+
+
 def compare(out: Path, files: dict[str, str]) -> Staleness:
-    """Compare the rendered ``files`` with what ``out`` holds, byte for byte."""
-    on_disk = {
-        path.relative_to(out).as_posix(): path
-        for path in out.rglob("*")
-        if path.is_file() and not IGNORED_PARTS.intersection(path.relative_to(out).parts)
-    }
+    """Compare the rendered ``files`` with what ``out`` holds, byte for byte.
+
+    A file mcpgen did not write is no staleness; one it wrote and would not write now is extra.
+    """
+    files = with_manifest(files)
+    on_disk = _on_disk(out)
+    mine = _written_by_mcpgen(out, on_disk)
     changed = [
         rel
         for rel, text in files.items()
@@ -87,5 +153,83 @@ def compare(out: Path, files: dict[str, str]) -> Staleness:
     return Staleness(
         changed=tuple(sorted(changed)),
         missing=tuple(sorted(set(files) - set(on_disk))),
-        extra=tuple(sorted(set(on_disk) - set(files))),
+        extra=tuple(sorted(mine.intersection(on_disk) - set(files))),
     )
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a write did beside writing: files of mcpgen's removed, the user's files kept."""
+
+    removed: tuple[str, ...]
+    kept: tuple[str, ...]
+
+
+def _plan(out: Path, files: dict[str, str]) -> tuple[dict[str, Path], Written]:
+    """The user's files to carry over (by relative path) and what the write will report."""
+    if not out.exists():
+        return {}, Written((), ())
+    if not out.is_dir():
+        raise GenerationError(f"output {out} exists and is not a folder")
+    on_disk = _on_disk(out)
+    has_manifest = (out / MANIFEST).is_file()
+    init = out / "__init__.py"
+    if on_disk and not has_manifest and not (init.is_file() and _has_header(init)):
+        raise GenerationError(
+            f"refusing to replace {out}: it is not empty and was not generated by mcpgen"
+        )
+    mine = _written_by_mcpgen(out, on_disk)
+    if not has_manifest:  # written before manifests: what this run writes was mcpgen's too
+        mine |= set(files)
+    # A file that already holds what this run writes there loses nothing when replaced (an
+    # unlisted copy of mcpgen's own output, e.g. from a merge of two regenerated branches).
+    mine |= {rel for rel in set(files) & set(on_disk) - mine if _holds(on_disk[rel], files[rel])}
+    theirs = {rel: path for rel, path in on_disk.items() if rel not in mine}
+    clash = sorted(set(theirs) & set(files))
+    if clash:
+        raise GenerationError(
+            f"{out / clash[0]} was not written by mcpgen and this run would replace it: "
+            "move it out of the package folder first"
+        )
+    removed = tuple(sorted(mine.intersection(on_disk) - set(files)))
+    return theirs, Written(removed, tuple(sorted(theirs)))
+
+
+def write_package(out: Path, files: dict[str, str]) -> Written:
+    """Write the package to ``out`` all at once: a temporary folder renamed into place.
+
+    The temporary folder gets the rendered files, the manifest and a copy of every file in
+    ``out`` that mcpgen did not write, so the swap keeps the user's files.
+    """
+    out = out.resolve()
+    files = with_manifest(files)
+    theirs, written = _plan(out, files)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as exc:
+        raise GenerationError(f"cannot write output {out}: {exc.strerror or exc}") from None
+    backup: Path | None = None
+    try:
+        for rel, text in files.items():
+            target = staging / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8", newline="\n")
+        for rel, source in theirs.items():
+            (staging / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, staging / rel, follow_symlinks=False)
+        os.chmod(staging, 0o755)
+        if out.exists():
+            backup = out.with_name(f".{out.name}.old-{os.getpid()}")
+            os.replace(out, backup)
+        os.replace(staging, out)
+    except OSError as exc:
+        if backup is not None and not out.exists():
+            os.replace(backup, out)
+            backup = None
+        raise GenerationError(f"cannot write output {out}: {exc.strerror or exc}") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        if backup is not None:
+            shutil.rmtree(backup, ignore_errors=True)
+    return written

@@ -1,9 +1,11 @@
 """What a generated package needs at run time: pinned requirements, written into every output.
 
-The same pins are the ``runtime``, ``http`` and ``auth`` extras of mcpgen's own
-``pyproject.toml`` (a test keeps the two equal). A generated package needs none of the
-generator: ``pip install -r pkg/requirements.txt`` (``requirements-http.txt`` for HTTP,
-``requirements-auth.txt`` for authorization) installs exactly what it imports.
+These pins are the tested set: ``constraints.txt`` holds the same lines (``make install``
+installs with it), and the ``runtime``, ``http`` and ``auth`` extras of mcpgen's own
+``pyproject.toml`` are compatible ranges that admit them (a test checks both). A generated
+package needs none of the generator: ``pip install -r pkg/requirements.txt``
+(``requirements-http.txt`` for HTTP, ``requirements-auth.txt`` for authorization) installs
+exactly what it imports.
 """
 
 from __future__ import annotations
@@ -22,11 +24,11 @@ HTTP: Final = (
 """MCP over HTTP: uvicorn (with httptools, and uvloop where it exists) serves, aiohttp calls."""
 
 AUTH: Final = ("PyJWT==2.15.1", "cryptography==50.0.2")
-"""Authorization (``_runtime.auth``, loaded only when used): JOSE/JWT on PyJWT, keys on
-cryptography."""
+"""Authorization (``pkg.runtime.auth``, loaded only when used; with ``HTTP``): JOSE/JWT on
+PyJWT, keys on cryptography."""
 
 EXTRAS: Final = {"runtime": RUNTIME, "http": HTTP, "auth": AUTH}
-"""The extras of mcpgen that carry these pins, by name."""
+"""The extras of mcpgen whose ranges admit these pins, by name."""
 
 
 def requirement_files(generator_version: str) -> dict[str, str]:

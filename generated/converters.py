@@ -456,34 +456,7 @@ V2025_06_18_TO_V2025_03_26: Final = Step(
 V2025_06_18_TO_V2025_11_25: Final = Step(
     "2025-06-18",
     "2025-11-25",
-    {
-        "CallToolRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-        "CancelledNotification": Obj(fill=(("jsonrpc", "2.0"),)),
-        "CompleteRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-        "CreateMessageRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-        "ElicitRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-        "GetPromptRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-        "InitializeRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-        "InitializedNotification": Obj(fill=(("jsonrpc", "2.0"),)),
-        "ListPromptsRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-        "ListResourceTemplatesRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-        "ListResourcesRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-        "ListRootsRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-        "ListToolsRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-        "LoggingMessageNotification": Obj(fill=(("jsonrpc", "2.0"),)),
-        "PaginatedRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-        "PingRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-        "ProgressNotification": Obj(fill=(("jsonrpc", "2.0"),)),
-        "PromptListChangedNotification": Obj(fill=(("jsonrpc", "2.0"),)),
-        "ReadResourceRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-        "ResourceListChangedNotification": Obj(fill=(("jsonrpc", "2.0"),)),
-        "ResourceUpdatedNotification": Obj(fill=(("jsonrpc", "2.0"),)),
-        "RootsListChangedNotification": Obj(fill=(("jsonrpc", "2.0"),)),
-        "SetLevelRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-        "SubscribeRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-        "ToolListChangedNotification": Obj(fill=(("jsonrpc", "2.0"),)),
-        "UnsubscribeRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-    },
+    {},
     {
         "completion/complete": (None, None),
         "elicitation/create": (None, None),
@@ -516,22 +489,15 @@ V2025_11_25_TO_V2025_06_18: Final = Step(
     "2025-11-25",
     "2025-06-18",
     {
-        "CallToolRequest": Obj(
-            drop=("id", "jsonrpc"), inner=(("params", Ref("CallToolRequestParams")),)
-        ),
+        "CallToolRequest": Obj(inner=(("params", Ref("CallToolRequestParams")),)),
         "CallToolRequestParams": Obj(drop=("task",)),
         "CallToolResult": Obj(
             inner=(("content", Each(OneOf("type", (("resource_link", Ref("ResourceLink")),), ()))),)
         ),
-        "CancelledNotification": Obj(
-            drop=("jsonrpc",), inner=(("params", Ref("CancelledNotificationParams")),)
-        ),
+        "CancelledNotification": Obj(inner=(("params", Ref("CancelledNotificationParams")),)),
         "CancelledNotificationParams": Obj(need=("requestId",)),
         "ClientCapabilities": Obj(drop=("tasks",)),
-        "CompleteRequest": Obj(drop=("id", "jsonrpc")),
-        "CreateMessageRequest": Obj(
-            drop=("id", "jsonrpc"), inner=(("params", Ref("CreateMessageRequestParams")),)
-        ),
+        "CreateMessageRequest": Obj(inner=(("params", Ref("CreateMessageRequestParams")),)),
         "CreateMessageRequestParams": Obj(
             drop=("task", "toolChoice", "tools"),
             inner=(("messages", Each(Ref("SamplingMessage"))),),
@@ -567,13 +533,9 @@ V2025_11_25_TO_V2025_06_18: Final = Step(
                 ),
             )
         ),
-        "ElicitRequest": Obj(drop=("id", "jsonrpc")),
-        "GetPromptRequest": Obj(drop=("id", "jsonrpc")),
         "GetPromptResult": Obj(inner=(("messages", Each(Ref("PromptMessage"))),)),
         "Implementation": Obj(drop=("description", "icons", "websiteUrl")),
-        "InitializeRequest": Obj(
-            drop=("id", "jsonrpc"), inner=(("params", Ref("InitializeRequestParams")),)
-        ),
+        "InitializeRequest": Obj(inner=(("params", Ref("InitializeRequestParams")),)),
         "InitializeRequestParams": Obj(
             inner=(
                 ("capabilities", Ref("ClientCapabilities")),
@@ -586,38 +548,22 @@ V2025_11_25_TO_V2025_06_18: Final = Step(
                 ("serverInfo", Ref("Implementation")),
             )
         ),
-        "InitializedNotification": Obj(drop=("jsonrpc",)),
-        "ListPromptsRequest": Obj(drop=("id", "jsonrpc")),
         "ListPromptsResult": Obj(inner=(("prompts", Each(Ref("Prompt"))),)),
-        "ListResourceTemplatesRequest": Obj(drop=("id", "jsonrpc")),
         "ListResourceTemplatesResult": Obj(
             inner=(("resourceTemplates", Each(Ref("ResourceTemplate"))),)
         ),
-        "ListResourcesRequest": Obj(drop=("id", "jsonrpc")),
         "ListResourcesResult": Obj(inner=(("resources", Each(Ref("Resource"))),)),
-        "ListRootsRequest": Obj(drop=("id", "jsonrpc")),
-        "ListToolsRequest": Obj(drop=("id", "jsonrpc")),
         "ListToolsResult": Obj(inner=(("tools", Each(Ref("Tool"))),)),
-        "LoggingMessageNotification": Obj(drop=("jsonrpc",)),
         "NumberSchema": Obj(drop=("default",)),
-        "PaginatedRequest": Obj(
-            drop=("id", "jsonrpc"), inner=(("params", Ref("PaginatedRequestParams")),)
-        ),
+        "PaginatedRequest": Obj(inner=(("params", Ref("PaginatedRequestParams")),)),
         "PaginatedRequestParams": Obj(drop=("_meta",)),
-        "PingRequest": Obj(drop=("id", "jsonrpc")),
-        "ProgressNotification": Obj(drop=("jsonrpc",)),
         "Prompt": Obj(drop=("icons",)),
-        "PromptListChangedNotification": Obj(drop=("jsonrpc",)),
         "PromptMessage": Obj(
             inner=(("content", OneOf("type", (("resource_link", Ref("ResourceLink")),), ())),)
         ),
-        "ReadResourceRequest": Obj(drop=("id", "jsonrpc")),
         "Resource": Obj(drop=("icons",)),
         "ResourceLink": Obj(drop=("icons",)),
-        "ResourceListChangedNotification": Obj(drop=("jsonrpc",)),
         "ResourceTemplate": Obj(drop=("icons",)),
-        "ResourceUpdatedNotification": Obj(drop=("jsonrpc",)),
-        "RootsListChangedNotification": Obj(drop=("jsonrpc",)),
         "SamplingMessage": Obj(
             drop=("_meta",),
             inner=(
@@ -651,20 +597,8 @@ V2025_11_25_TO_V2025_06_18: Final = Step(
             ),
         ),
         "ServerCapabilities": Obj(drop=("tasks",)),
-        "SetLevelRequest": Obj(drop=("id", "jsonrpc")),
         "StringSchema": Obj(drop=("default",)),
-        "SubscribeRequest": Obj(drop=("id", "jsonrpc")),
-        "Tool": Obj(
-            drop=("execution", "icons"),
-            inner=(
-                ("inputSchema", Ref("ToolInputSchema")),
-                ("outputSchema", Ref("ToolOutputSchema")),
-            ),
-        ),
-        "ToolInputSchema": Obj(drop=("$schema",)),
-        "ToolListChangedNotification": Obj(drop=("jsonrpc",)),
-        "ToolOutputSchema": Obj(drop=("$schema",)),
-        "UnsubscribeRequest": Obj(drop=("id", "jsonrpc")),
+        "Tool": Obj(drop=("execution", "icons")),
     },
     {
         "completion/complete": (None, None),
@@ -723,14 +657,11 @@ V2025_11_25_TO_V2026_07_28: Final = Step(
             )
         ),
         "CompleteResult": Obj(fill=(("resultType", "complete"),)),
-        "CreateMessageRequest": Obj(
-            drop=("id", "jsonrpc"), inner=(("params", Ref("CreateMessageRequestParams")),)
-        ),
+        "CreateMessageRequest": Obj(inner=(("params", Ref("CreateMessageRequestParams")),)),
         "CreateMessageRequestParams": Obj(
             drop=("_meta", "task"), inner=(("tools", Each(Ref("Tool"))),)
         ),
         "ElicitRequest": Obj(
-            drop=("id", "jsonrpc"),
             inner=(
                 (
                     "params",
@@ -743,7 +674,7 @@ V2025_11_25_TO_V2026_07_28: Final = Step(
                         (),
                     ),
                 ),
-            ),
+            )
         ),
         "ElicitRequestFormParams": Obj(drop=("_meta", "task")),
         "ElicitRequestURLParams": Obj(drop=("_meta", "elicitationId", "task")),
@@ -772,7 +703,6 @@ V2025_11_25_TO_V2026_07_28: Final = Step(
             need=("params",), inner=(("params", Ref("PaginatedRequestParams")),)
         ),
         "ListResourcesResult": Obj(fill=(("resultType", "complete"),)),
-        "ListRootsRequest": Obj(drop=("id", "jsonrpc")),
         "ListRootsResult": Obj(drop=("_meta",)),
         "ListToolsRequest": Obj(
             need=("params",), inner=(("params", Ref("PaginatedRequestParams")),)
@@ -822,15 +752,7 @@ V2025_11_25_TO_V2026_07_28: Final = Step(
         ),
         "Result": Obj(fill=(("resultType", "complete"),)),
         "ServerCapabilities": Obj(drop=("tasks",)),
-        "Tool": Obj(
-            drop=("execution",),
-            inner=(
-                ("inputSchema", Ref("ToolInputSchema")),
-                ("outputSchema", Ref("ToolOutputSchema")),
-            ),
-        ),
-        "ToolInputSchema": Obj(drop=("properties", "required")),
-        "ToolOutputSchema": Obj(drop=("properties", "required", "type")),
+        "Tool": Obj(drop=("execution",)),
     },
     {
         "completion/complete": ("CompleteRequestParams", "CompleteResult"),
@@ -858,125 +780,35 @@ V2026_07_28_TO_V2025_11_25: Final = Step(
     "2025-11-25",
     {
         "CallToolRequest": Obj(inner=(("params", Ref("CallToolRequestParams")),)),
-        "CallToolRequestParams": Obj(
-            drop=("inputResponses", "requestState"),
-            inner=(("_meta", Ref("RequestMetaObject>CallToolRequestParamsMeta")),),
-        ),
+        "CallToolRequestParams": Obj(drop=("inputResponses", "requestState")),
         "CallToolResult": Obj(drop=("resultType",)),
         "ClientCapabilities": Obj(drop=("extensions",)),
-        "CompleteRequest": Obj(inner=(("params", Ref("CompleteRequestParams")),)),
-        "CompleteRequestParams": Obj(
-            inner=(("_meta", Ref("RequestMetaObject>CompleteRequestParamsMeta")),)
-        ),
         "CompleteResult": Obj(drop=("resultType",)),
-        "CreateMessageRequest": Obj(
-            fill=(("jsonrpc", "2.0"),),
-            need=("id",),
-            inner=(("params", Ref("CreateMessageRequestParams")),),
-        ),
+        "CreateMessageRequest": Obj(inner=(("params", Ref("CreateMessageRequestParams")),)),
         "CreateMessageRequestParams": Obj(inner=(("tools", Each(Ref("Tool"))),)),
         "ElicitRequest": Obj(
-            fill=(("jsonrpc", "2.0"),),
-            need=("id",),
-            inner=(("params", OneOf("mode", (("url", Ref("ElicitRequestURLParams")),), ())),),
+            inner=(("params", OneOf("mode", (("url", Ref("ElicitRequestURLParams")),), ())),)
         ),
         "ElicitRequestURLParams": Obj(need=("elicitationId",)),
         "GetPromptRequest": Obj(inner=(("params", Ref("GetPromptRequestParams")),)),
-        "GetPromptRequestParams": Obj(
-            drop=("inputResponses", "requestState"),
-            inner=(("_meta", Ref("RequestMetaObject>GetPromptRequestParamsMeta")),),
-        ),
+        "GetPromptRequestParams": Obj(drop=("inputResponses", "requestState")),
         "GetPromptResult": Obj(drop=("resultType",)),
-        "JSONRPCResultResponse": Obj(inner=(("result", Ref("Result")),)),
-        "ListPromptsRequest": Obj(inner=(("params", Ref("PaginatedRequestParams")),)),
         "ListPromptsResult": Obj(drop=("cacheScope", "resultType", "ttlMs")),
-        "ListResourceTemplatesRequest": Obj(inner=(("params", Ref("PaginatedRequestParams")),)),
         "ListResourceTemplatesResult": Obj(drop=("cacheScope", "resultType", "ttlMs")),
-        "ListResourcesRequest": Obj(inner=(("params", Ref("PaginatedRequestParams")),)),
         "ListResourcesResult": Obj(drop=("cacheScope", "resultType", "ttlMs")),
-        "ListRootsRequest": Obj(fill=(("jsonrpc", "2.0"),), need=("id",)),
-        "ListToolsRequest": Obj(inner=(("params", Ref("PaginatedRequestParams")),)),
         "ListToolsResult": Obj(
             drop=("cacheScope", "resultType", "ttlMs"), inner=(("tools", Each(Ref("Tool"))),)
         ),
-        "PaginatedRequest": Obj(inner=(("params", Ref("PaginatedRequestParams")),)),
-        "PaginatedRequestParams": Obj(
-            inner=(("_meta", Ref("RequestMetaObject>PaginatedRequestParamsMeta")),)
-        ),
         "PaginatedResult": Obj(drop=("resultType",)),
         "ReadResourceRequest": Obj(inner=(("params", Ref("ReadResourceRequestParams")),)),
-        "ReadResourceRequestParams": Obj(
-            drop=("inputResponses", "requestState"),
-            inner=(("_meta", Ref("RequestMetaObject>ReadResourceRequestParamsMeta")),),
-        ),
+        "ReadResourceRequestParams": Obj(drop=("inputResponses", "requestState")),
         "ReadResourceResult": Obj(drop=("cacheScope", "resultType", "ttlMs")),
-        "RequestMetaObject>CallToolRequestParamsMeta": Obj(
-            drop=(
-                "io.modelcontextprotocol/clientCapabilities",
-                "io.modelcontextprotocol/clientInfo",
-                "io.modelcontextprotocol/logLevel",
-                "io.modelcontextprotocol/protocolVersion",
-            )
-        ),
-        "RequestMetaObject>CompleteRequestParamsMeta": Obj(
-            drop=(
-                "io.modelcontextprotocol/clientCapabilities",
-                "io.modelcontextprotocol/clientInfo",
-                "io.modelcontextprotocol/logLevel",
-                "io.modelcontextprotocol/protocolVersion",
-            )
-        ),
-        "RequestMetaObject>GetPromptRequestParamsMeta": Obj(
-            drop=(
-                "io.modelcontextprotocol/clientCapabilities",
-                "io.modelcontextprotocol/clientInfo",
-                "io.modelcontextprotocol/logLevel",
-                "io.modelcontextprotocol/protocolVersion",
-            )
-        ),
-        "RequestMetaObject>PaginatedRequestParamsMeta": Obj(
-            drop=(
-                "io.modelcontextprotocol/clientCapabilities",
-                "io.modelcontextprotocol/clientInfo",
-                "io.modelcontextprotocol/logLevel",
-                "io.modelcontextprotocol/protocolVersion",
-            )
-        ),
-        "RequestMetaObject>ReadResourceRequestParamsMeta": Obj(
-            drop=(
-                "io.modelcontextprotocol/clientCapabilities",
-                "io.modelcontextprotocol/clientInfo",
-                "io.modelcontextprotocol/logLevel",
-                "io.modelcontextprotocol/protocolVersion",
-            )
-        ),
-        "RequestMetaObject>RequestParamsMeta": Obj(
-            drop=(
-                "io.modelcontextprotocol/clientCapabilities",
-                "io.modelcontextprotocol/clientInfo",
-                "io.modelcontextprotocol/logLevel",
-                "io.modelcontextprotocol/protocolVersion",
-            )
-        ),
-        "RequestMetaObject>ResourceRequestParamsMeta": Obj(
-            drop=(
-                "io.modelcontextprotocol/clientCapabilities",
-                "io.modelcontextprotocol/clientInfo",
-                "io.modelcontextprotocol/logLevel",
-                "io.modelcontextprotocol/protocolVersion",
-            )
-        ),
-        "RequestParams": Obj(inner=(("_meta", Ref("RequestMetaObject>RequestParamsMeta")),)),
-        "ResourceRequestParams": Obj(
-            inner=(("_meta", Ref("RequestMetaObject>ResourceRequestParamsMeta")),)
-        ),
-        "Result": Obj(drop=("resultType",)),
         "ServerCapabilities": Obj(drop=("extensions",)),
         "Tool": Obj(inner=(("outputSchema", Ref("ToolOutputSchema")),)),
         "ToolOutputSchema": Obj(fill=(("type", "object"),)),
     },
     {
-        "completion/complete": ("CompleteRequestParams", "CompleteResult"),
+        "completion/complete": (None, "CompleteResult"),
         "elicitation/create": (None, None),
         "notifications/cancelled": (None, None),
         "notifications/message": (None, None),
@@ -986,14 +818,14 @@ V2026_07_28_TO_V2025_11_25: Final = Step(
         "notifications/resources/updated": (None, None),
         "notifications/tools/list_changed": (None, None),
         "prompts/get": ("GetPromptRequestParams", "GetPromptResult"),
-        "prompts/list": ("PaginatedRequestParams", "ListPromptsResult"),
-        "resources/list": ("PaginatedRequestParams", "ListResourcesResult"),
+        "prompts/list": (None, "ListPromptsResult"),
+        "resources/list": (None, "ListResourcesResult"),
         "resources/read": ("ReadResourceRequestParams", "ReadResourceResult"),
-        "resources/templates/list": ("PaginatedRequestParams", "ListResourceTemplatesResult"),
+        "resources/templates/list": (None, "ListResourceTemplatesResult"),
         "roots/list": (None, None),
         "sampling/createMessage": ("CreateMessageRequestParams", None),
         "tools/call": ("CallToolRequestParams", "CallToolResult"),
-        "tools/list": ("PaginatedRequestParams", "ListToolsResult"),
+        "tools/list": (None, "ListToolsResult"),
     },
 )
 

@@ -9,8 +9,12 @@ implementation behind it and may change without notice.
 The HTTP names (``McpHttpApp``, ``HttpOptions``, ``serve_http``, ``run_http``,
 ``connect_http``, ``connect_http_auto``, ``MemoryEventStore``) load on first use and need the
 ``[http]`` extra: a server never imports the HTTP client library, and a stdio program imports
-neither. The 2026-07-28 names (``connect_auto``, ``listen``, ``ask``, ``cache_hints`` ...) load
+neither. The 2026-07-28 names (``connect_auto``, ``listen``, ``ask``, ``begin_task`` ...) load
 on first use too.
+
+Authorization (OAuth 2.1, the ``[auth]`` extra) is the ``auth`` module:
+``from pkg.runtime import auth``, then ``auth.OAuthClient``, ``auth.ProtectedMcpApp`` ...; it
+loads on first use, and its libraries when one of its names is used.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from ._runtime.core.errors import (
     RemoteProtocolError,
     RequestTimeout,
     SessionExpired,
+    ToolError,
     UnsupportedVersion,
 )
 from ._runtime.core.lifecycle import Phase
@@ -52,8 +57,10 @@ from ._runtime.transports.memory import memory_pair
 from ._runtime.transports.stdio import spawn_server, stdio_server
 
 if TYPE_CHECKING:
+    from ._runtime import auth
     from ._runtime.roles.modern import CacheScope, cache_hints
     from ._runtime.roles.modern_client import LegacyServer, Subscription, connect_auto, listen
+    from ._runtime.roles.modern_tasks import begin_task
     from ._runtime.roles.mrtr import ask
     from ._runtime.transports.http.client import connect_http
     from ._runtime.transports.http.modern_client import connect_http_auto, connect_http_modern
@@ -77,7 +84,10 @@ _LAZY = {
     "connect_auto": "roles.modern_client",
     "listen": "roles.modern_client",
     "ask": "roles.mrtr",
+    "begin_task": "roles.modern_tasks",
 }
+_MODULES = {"auth": "auth"}
+"""Modules of the runtime offered whole, by the name they have here."""
 
 __all__ = [
     "DEFAULT",
@@ -114,10 +124,13 @@ __all__ = [
     "TaskSpec",
     "TaskStore",
     "TaskSupport",
+    "ToolError",
     "Transport",
     "Unknown",
     "UnsupportedVersion",
     "ask",
+    "auth",
+    "begin_task",
     "cache_hints",
     "connect_any",
     "connect_auto",
@@ -141,7 +154,9 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """Load the HTTP transport or the 2026-07-28 client on first use of one of its names."""
+    """Load the HTTP transport, the 2026-07-28 client or ``auth`` on first use of its name."""
+    if name in _MODULES:
+        return importlib.import_module(f"._runtime.{_MODULES[name]}", __package__)
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,9 +22,7 @@ import aiohttp
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from generated import v2025_03_26, v2025_06_18, v2025_11_25, v2026_07_28
-from generated._runtime.auth import ClientInfo, OAuthClient
-from generated._runtime.auth.dpop import DPoP
-from generated._runtime.auth.grants import EnterpriseGrant, JwtBearerGrant
+from generated._runtime.auth import ClientInfo, DPoP, EnterpriseGrant, JwtBearerGrant, OAuthClient
 from generated._runtime.transports.http.client import connect_http
 
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"

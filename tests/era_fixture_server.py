@@ -2,8 +2,9 @@
 
 Carries the tools, prompts and resources the harness's scenario descriptions name (``test_*``,
 ``test://...``). Run: ``python -m tests.era_fixture_server PORT`` (Streamable HTTP on
-127.0.0.1:PORT/mcp; ``PORT --json``: JSON response mode) or
-``python -m tests.era_fixture_server stdio``.
+127.0.0.1:PORT/mcp; ``PORT --json``: JSON response mode; ``PORT converted``: the
+initialize-era side through the converters) or ``python -m tests.era_fixture_server stdio``
+(both eras; ``stdio-stateless``: 2026-07-28 only).
 """
 
 from __future__ import annotations
@@ -18,7 +19,11 @@ from typing import Any, TypeVar
 import msgspec
 
 from generated._runtime.core.codec import convert
+from generated._runtime.core.errors import MCPError
+from generated._runtime.roles.modern_tasks import begin_task
 from generated._runtime.roles.mrtr import ask
+from generated._runtime.roles.tasks import TaskMode, TaskSupport
+from generated._runtime.roles.taskstore import InMemoryTaskStore
 from generated.v2025_11_25 import Server as LegacyServerBase
 from generated.v2025_11_25 import ServerContext as LegacyContext
 from generated.v2025_11_25 import types as t25
@@ -371,6 +376,76 @@ TOOLS: dict[str, tuple[dict[str, Any], Handler]] = {
         lambda a, c: fixed(text(f"region {a.get('region')}")),
     ),
 }
+# -- the tasks extension (io.modelcontextprotocol/tasks): the harness's tasks-* fixtures --------
+
+
+async def greet(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+    return text(f"Hello, {args.get('name', 'World')}!")
+
+
+async def slow_compute(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+    seconds = args.get("seconds", 1)
+    await asyncio.sleep(seconds if isinstance(seconds, int | float) else 1)
+    return text(f"computed {args.get('label', '')} after {seconds}s")
+
+
+async def failing_job(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+    await asyncio.sleep(0.5)
+    return t.CallToolResult(content=[t.TextContent(text="the job failed")], is_error=True)
+
+
+async def protocol_error_job(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+    await asyncio.sleep(0.1)
+    raise MCPError(-32603, "protocol_error_job fails at the protocol level")
+
+
+CONFIRM = {
+    "type": "object",
+    "properties": {"confirm": {"type": "boolean"}},
+    "required": ["confirm"],
+}
+
+
+async def confirm_delete(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+    answer = await ask(
+        ctx, "elicitation/create", form(f"Delete {args.get('filename')}?", CONFIRM), key="confirm"
+    )
+    return text(f"deleted: {(answer.content or {}).get('confirm')}")
+
+
+async def multi_input(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+    first, second = await asyncio.gather(
+        ask(ctx, "elicitation/create", form("First name?", NAME_SCHEMA), key="first"),
+        ask(ctx, "elicitation/create", form("Second name?", NAME_SCHEMA), key="second"),
+    )
+    names = [(a.content or {}).get("name") for a in (first, second)]
+    return text(f"names: {names[0]}, {names[1]}")
+
+
+async def tool_with_task(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+    answer = await ask(ctx, "elicitation/create", form("Your name?", NAME_SCHEMA), key="user_name")
+    await begin_task(ctx)  # the MRTR round is over: the rest runs as a task
+    return text(f"Hello, {(answer.content or {}).get('name')}!")
+
+
+TASK_TOOLS: dict[str, tuple[TaskMode, Handler]] = {
+    "greet": ("forbidden", greet),
+    "slow_compute": ("optional", slow_compute),
+    "failing_job": ("required", failing_job),
+    "protocol_error_job": ("optional", protocol_error_job),
+    "confirm_delete": ("optional", confirm_delete),
+    "multi_input": ("optional", multi_input),
+    "test_tool_with_task": ("required", tool_with_task),
+}
+TOOLS.update({name: ({}, handler) for name, (_, handler) in TASK_TOOLS.items()})
+TASK_SUPPORT = TaskSupport(
+    store=InMemoryTaskStore(poll_interval=200),
+    tools={name: mode for name, (mode, _) in TASK_TOOLS.items()},
+    begins_in_handler={"test_tool_with_task"},
+)
+
+# -- end of the tasks extension block -------------------------------------------------------
+
 PROMPTS = {
     "test_simple_prompt": [],
     "test_prompt_with_arguments": ["arg1", "arg2"],
@@ -388,6 +463,7 @@ class FixtureServer(Server):
     version = "1.0.0"
     list_changed = frozenset({"tools", "prompts"})
     resource_subscriptions = True
+    task_support = TASK_SUPPORT
 
     async def list_tools(
         self, params: t.PaginatedRequestParams, ctx: ServerContext
@@ -633,13 +709,22 @@ class FixtureLegacy(LegacyServerBase):
 
 
 def main() -> None:
-    """Serve the fixture over HTTP (port argument) or stdio."""
+    """Serve the fixture over HTTP (port argument) or stdio; ``PORT converted`` serves the
+    initialize-era side to every revision through the converters (``every_revision``), its
+    2026-07-28 face included."""
     from generated._runtime.transports.http.server import HttpOptions, run_http
+    from generated.converters import every_revision
 
     if sys.argv[1:] == ["stdio"]:
         FixtureServer().run_stdio(FixtureLegacy())
+        return
+    if sys.argv[1:] == ["stdio-stateless"]:
+        FixtureServer().run_stdio()
+        return
+    options = HttpOptions(json_response="--json" in sys.argv[2:])
+    if sys.argv[2:] == ["converted"]:
+        run_http(every_revision(FixtureLegacy()), port=int(sys.argv[1]), options=options)
     else:
-        options = HttpOptions(json_response="--json" in sys.argv[2:])
         run_http([FixtureServer(), FixtureLegacy()], port=int(sys.argv[1]), options=options)
 
 

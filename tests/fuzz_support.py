@@ -4,14 +4,18 @@ Strategies: arbitrary bytes, broken UTF-8, deep nesting, huge numbers, duplicate
 JSON-RPC shapes, and valid frames mutated byte by byte. The oracle ``expect`` says, from the
 JSON-RPC 2.0 spec and the MCP rules alone (Python's ``json`` module, not our decoder), what a
 2025-06-18 server must do with a frame: answer an error with a given code and id, accept a
-request (any answer with its id), or stay silent (a notification or a response).
+request (any answer with its id), or stay silent (a notification or a response). The same
+rules hold for a server of the stateless era (2026-07-28), whose every request with a usable id
+gets an answer with that id (the engine picks the error of a bad ``_meta`` or method), and for
+a dual-era connection, where a frame whose ``_meta`` names a stateless version goes to that era.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from hypothesis import strategies as st
 
@@ -21,7 +25,15 @@ PARSE, INVALID, NOT_FOUND, PARAMS = -32700, -32600, -32601, -32602
 # Requests a 2025-06-18 server accepts from a client (a few; anything else is -32601).
 SERVER_METHODS: Final = ("ping", "tools/list", "tools/call", "resources/list", "prompts/list")
 METHODS: Final = (*SERVER_METHODS, "nope/x", "", "sampling/createMessage", "roots/list", "\u00e9")
+STATELESS_VERSION: Final = "2026-07-28"
+META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
+META_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
+STATELESS_METHODS: Final = ("server/discover", "tools/list", "tools/call", "prompts/list", "ping")
+INITIALIZE_ERA: Final = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
 _MISSING: Final = object()
+Era = Literal["initialize", "stateless", "dual"]
+"""Who reads the frames: an initialize-era session, the stateless engine, or the dual router
+(after ``initialize``: the session, except frames whose ``_meta`` names a stateless version)."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +96,7 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _DUPLICATE: Final = "\0duplicate"
 
 
-def expect(frame: bytes, max_depth: int = MAX_DEPTH) -> list[Expect]:
+def expect(frame: bytes, max_depth: int = MAX_DEPTH, era: Era = "initialize") -> list[Expect]:
     """The acceptable outcomes for ``frame`` (more than one only where JSON leaves it open).
 
     Open cases: duplicate keys in the envelope (last wins, or refused as a wrong shape), and
@@ -96,15 +108,25 @@ def expect(frame: bytes, max_depth: int = MAX_DEPTH) -> list[Expect]:
         return [Expect("error", PARSE)]
     if _depth(text) > max_depth:
         return [Expect("error", INVALID)]
+    overflow: list[str] = []
     try:
-        value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_pairs)
+        value = json.loads(
+            text,
+            parse_constant=_reject_constant,
+            object_pairs_hook=_pairs,
+            parse_float=lambda number: _float(number, overflow),
+        )
     except (ValueError, RecursionError):
         return [Expect("error", PARSE)]
     if _has_lone_surrogate(value):
         return [Expect("error", PARSE)]  # msgspec, and I-JSON, refuse unpaired surrogates
+    # RFC 8259 section 6 lets a reader limit numbers: one that reads a whole frame into values
+    # (the stateless era, the dual-era router) may refuse a float beyond the double range.
+    unreadable = [Expect("error", PARSE)] if overflow and era != "initialize" else []
     if not isinstance(value, dict):
-        return [Expect("error", INVALID)]  # a scalar, or a batch (none in 2025-06-18)
-    outcomes = [_envelope(value)]
+        return [Expect("error", INVALID), *unreadable]  # a scalar, or a batch (none here)
+    stateless = era == "stateless" or (era == "dual" and _names_stateless_version(value))
+    outcomes = [_envelope(value, stateless), *unreadable]
     id_ = value.get("id")
     if value.pop(_DUPLICATE, False) or (isinstance(id_, int) and abs(id_) >= 2**63):
         outcomes += [Expect("error", INVALID, id_ if _usable(id_) else None)]
@@ -112,7 +134,23 @@ def expect(frame: bytes, max_depth: int = MAX_DEPTH) -> list[Expect]:
     return outcomes
 
 
-def _envelope(value: dict[str, Any]) -> Expect:
+def _float(number: str, overflow: list[str]) -> float:
+    """A JSON number with a fraction or exponent; ``overflow`` notes one beyond the range."""
+    value = float(number)
+    if math.isinf(value):
+        overflow.append(number)
+    return value
+
+
+def _names_stateless_version(value: dict[str, Any]) -> bool:
+    """Whether a message's ``params._meta`` names a version of the stateless era."""
+    params = value.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    version = meta.get(META_VERSION) if isinstance(meta, dict) else None
+    return isinstance(version, str) and version not in INITIALIZE_ERA
+
+
+def _envelope(value: dict[str, Any], stateless: bool = False) -> Expect:
     """The outcome for a well-formed JSON object, by the JSON-RPC 2.0 and MCP rules."""
     id_ = value.get("id", _MISSING)
     rid = id_ if _usable(id_) else None
@@ -131,7 +169,7 @@ def _envelope(value: dict[str, Any]) -> Expect:
             return Expect("silent")
         if rid is None:
             return Expect("error", INVALID, None)  # "id": null is no request id
-        if method not in SERVER_METHODS:
+        if method not in SERVER_METHODS and not stateless:
             return Expect("error", NOT_FOUND, rid)
         return Expect("request", None, rid)
     if has_result and has_error:
@@ -188,7 +226,13 @@ json_values = st.recursive(
     max_leaves=12,
 )
 ids = st.one_of(
-    st.integers(-(2**31), 2**31), st.text(max_size=10), st.none(), st.booleans(), st.floats()
+    st.integers(-(2**31), 2**31),
+    st.text(max_size=10),
+    st.none(),
+    st.booleans(),
+    st.floats(),
+    st.lists(st.integers(0, 9), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(0, 9), max_size=2),
 )
 
 
@@ -211,6 +255,23 @@ def valid_frames(draw: st.DrawFn) -> dict[str, Any]:
         message["result"] = draw(json_values)
     else:
         message["error"] = {"code": draw(st.integers(-33000, 0)), "message": draw(st.text())}
+    return message
+
+
+@st.composite
+def stateless_frames(draw: st.DrawFn) -> dict[str, Any]:
+    """Messages of the stateless era: ``_meta`` naming 2026-07-28 (or, less often, broken),
+    ids of any JSON type, the era's methods and others."""
+    message = draw(valid_frames())
+    if draw(st.booleans()):
+        message["id"] = draw(ids)
+    if "method" in message:
+        message["method"] = draw(st.sampled_from([*STATELESS_METHODS, *METHODS]))
+    meta: dict[str, Any] = {META_VERSION: STATELESS_VERSION, META_CAPABILITIES: {}}
+    if draw(st.integers(0, 3)) == 0:
+        meta[draw(st.sampled_from([META_VERSION, META_CAPABILITIES]))] = draw(json_values)
+    params = message.get("params")
+    message["params"] = {**(params if isinstance(params, dict) else {}), "_meta": meta}
     return message
 
 
@@ -302,9 +363,9 @@ def duplicate_keys(draw: st.DrawFn) -> bytes:
 
 
 @st.composite
-def mutated(draw: st.DrawFn) -> bytes:
-    """A valid frame with bytes flipped, inserted, deleted, or cut short."""
-    frame = bytearray(_dumps(draw(valid_frames())))
+def mutated(draw: st.DrawFn, base: st.SearchStrategy[dict[str, Any]] | None = None) -> bytes:
+    """A valid frame (of ``base``, else any) with bytes flipped, inserted, deleted, cut short."""
+    frame = bytearray(_dumps(draw(valid_frames() if base is None else base)))
     for _ in range(draw(st.integers(1, 4))):
         op = draw(st.sampled_from(["flip", "insert", "delete", "truncate"]))
         at = draw(st.integers(0, max(len(frame) - 1, 0)))
@@ -333,3 +394,5 @@ KINDS: Final = {
 """Each kind of hostile frame, by name."""
 frames = st.one_of(*KINDS.values())
 """Any hostile frame."""
+stateless_hostile = st.one_of(frames, stateless_frames().map(_dumps), mutated(stateless_frames()))
+"""Any hostile frame, and frames of the stateless era, whole and mutated (for dual-era servers)."""

@@ -21,7 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import TextContent, TextResourceContents
 
 from generated import v2025_03_26, v2025_11_25
-from generated.runtime import App, Context, MCPError, RequestContext, memory_pair
+from generated.runtime import App, Context, MCPError, RequestContext, ToolError, memory_pair
 from generated.v2025_11_25 import Client
 from generated.v2025_11_25 import types as t
 from tests.runtime_support import STEP_S, connected
@@ -166,8 +166,8 @@ def build_app() -> App:
 
     @app.tool
     def explode() -> str:
-        """Always fails."""
-        raise RuntimeError("it blew up")
+        """Always fails, on purpose: the model reads why."""
+        raise ToolError("it blew up")
 
     @app.resource("notes://{folder}/{id}", mime_type="text/plain")
     def note(folder: str, id: str) -> str:

@@ -171,7 +171,8 @@ def test_refuses_to_replace_foreign_folder(schemas: Path, tmp_path: Path) -> Non
 
 
 def test_regenerating_replaces_previous_output(schemas: Path, tmp_path: Path) -> None:
-    """Generating again over an mcpgen package replaces it whole (no stale revision left)."""
+    """Generating again over an mcpgen package replaces mcpgen's files (no stale revision
+    left, no temporary folder)."""
     out = tmp_path / "pkg"
     assert run_cli("-r", "2024-11-05", "-o", str(out)).returncode == 0
     assert run_cli("-r", "2025-06-18", "--prune", "-o", str(out)).returncode == 0
@@ -198,3 +199,83 @@ def test_missing_revision_option(tmp_path: Path) -> None:
     """No ``--revision`` at all is a clear error, not a silent empty package."""
     proc = run_cli("-o", str(tmp_path / "pkg"))
     assert_one_line_error(proc, "--revision")
+
+
+def test_regenerating_keeps_the_users_files_and_says_what_it_removed(
+    schemas: Path, tmp_path: Path
+) -> None:
+    """Files mcpgen did not write survive a regeneration; its own old files go, named."""
+    out = tmp_path / "pkg"
+    assert run_cli("-r", "2024-11-05", "-o", str(out)).returncode == 0
+    (out / "my_notes.py").write_text("NOTE = 1\n")
+    (out / "data").mkdir()
+    (out / "data" / "todo.txt").write_text("keep me")
+    (out / "v2024_11_05" / "extra.py").write_text("X = 2\n")
+    proc = run_cli("-r", "2025-06-18", "--prune", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "my_notes.py").read_text() == "NOTE = 1\n"
+    assert (out / "data" / "todo.txt").read_text() == "keep me"
+    assert (out / "v2024_11_05" / "extra.py").read_text() == "X = 2\n"
+    assert sorted(p.name for p in (out / "v2024_11_05").iterdir()) == ["extra.py"]
+    lines = proc.stderr.strip().splitlines()
+    assert lines[0].startswith("mcpgen: removed 5 file(s) mcpgen wrote before and no longer writes")
+    assert "v2024_11_05/types.py" in lines[0] and "v2024_11_05/__init__.py" in lines[0]
+    assert lines[1] == (
+        "mcpgen: kept 3 file(s) mcpgen did not write: data/todo.txt, my_notes.py, "
+        "v2024_11_05/extra.py"
+    )
+    assert lines[2] == f"mcpgen: wrote {out} (2025-06-18)"
+    again = run_cli("-o", str(out))
+    assert again.returncode == 0 and "removed" not in again.stderr, again.stderr
+    assert run_cli("--check", "-o", str(out)).returncode == 0, "the user's files are no staleness"
+
+
+def test_a_users_file_where_mcpgen_would_write_is_refused(schemas: Path, tmp_path: Path) -> None:
+    """mcpgen does not overwrite a file it did not write: one line, nothing changed."""
+    out = tmp_path / "pkg"
+    assert run_cli("-r", "2025-06-18", "-o", str(out)).returncode == 0
+    (out / "converters.py").write_text("mine\n")
+    before = (out / "v2025_06_18" / "types.py").read_bytes()
+    proc = run_cli("-r", "2025-06-18", "-r", "2025-11-25", "-o", str(out))
+    assert_one_line_error(proc, "converters.py was not written by mcpgen")
+    assert (out / "converters.py").read_text() == "mine\n"
+    assert (out / "v2025_06_18" / "types.py").read_bytes() == before
+    assert not (out / "v2025_11_25").exists()
+
+
+def test_an_unlisted_file_holding_what_mcpgen_writes_there_is_no_clash(
+    schemas: Path, tmp_path: Path
+) -> None:
+    """A file missing from the manifest but byte-identical to mcpgen's output (two branches
+    that each regenerated, merged) is replaced, not refused; nothing is reported kept."""
+    out = tmp_path / "pkg"
+    assert run_cli("-r", "2025-06-18", "-o", str(out)).returncode == 0
+    manifest = out / ".mcpgen-files"
+    lines = manifest.read_text().splitlines()
+    assert "_runtime/core/wire.py" in lines
+    manifest.write_text("".join(f"{line}\n" for line in lines if line != "_runtime/core/wire.py"))
+    proc = run_cli("-r", "2025-06-18", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "kept" not in proc.stderr, proc.stderr
+    assert "_runtime/core/wire.py" in manifest.read_text().splitlines()
+    (out / "_runtime" / "core" / "wire.py").write_text("# edited\n")
+    manifest.write_text("".join(f"{line}\n" for line in lines if line != "_runtime/core/wire.py"))
+    refused = run_cli("-r", "2025-06-18", "-o", str(out))
+    assert_one_line_error(refused, "wire.py was not written by mcpgen")
+
+
+def test_a_package_without_manifest_keeps_files_without_mcpgens_header(
+    schemas: Path, tmp_path: Path
+) -> None:
+    """A package written before the manifest: files with mcpgen's header are its, others kept."""
+    out = tmp_path / "pkg"
+    assert run_cli("-r", "2024-11-05", "-o", str(out)).returncode == 0
+    (out / ".mcpgen-files").unlink()
+    (out / "my_notes.py").write_text("NOTE = 1\n")
+    proc = run_cli("-r", "2025-06-18", "--prune", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "my_notes.py").read_text() == "NOTE = 1\n"
+    assert not (out / "v2024_11_05").exists()
+    assert "kept 1 file(s) mcpgen did not write: my_notes.py" in proc.stderr
+    listed = (out / ".mcpgen-files").read_text().splitlines()
+    assert "v2025_06_18/types.py" in listed and "my_notes.py" not in listed

@@ -35,7 +35,8 @@ def test_check_of_the_checked_in_package_is_fresh(schemas: Path) -> None:
 def test_check_reports_each_kind_of_staleness_and_writes_nothing(
     schemas: Path, tmp_path: Path
 ) -> None:
-    """A changed, a missing and an extra file each make --check exit 1 naming the file."""
+    """A changed, a missing and an extra file (mcpgen's, no longer written) each make --check
+    exit 1 naming the file; a file mcpgen did not write is none of these."""
     out = tmp_path / "pkg"
     assert run_cli("-r", "2025-03-26", "-o", str(out)).returncode == 0
     assert run_cli("--check", "-o", str(out)).returncode == 0
@@ -52,12 +53,17 @@ def test_check_reports_each_kind_of_staleness_and_writes_nothing(
     assert _snapshot(out) == before
 
     (out / "py.typed").unlink()
-    (out / "notes.txt").write_text("mine")
+    (out / "notes.txt").write_text("mine")  # not written by mcpgen: kept, no staleness
+    manifest = out / ".mcpgen-files"
+    manifest.write_text(manifest.read_text() + "old.py\n")
+    (out / "old.py").write_text("# written by an earlier run\n")
     proc = run_cli("--check", "-o", str(out))
     assert proc.returncode == 1
     assert _last_line(proc).endswith(
-        "is stale: 1 changed, 1 missing, 1 extra (v2025_03_26/types.py, py.typed, notes.txt)"
+        "is stale: 2 changed, 1 missing, 1 extra "
+        "(.mcpgen-files, v2025_03_26/types.py, py.typed, ...)"
     )
+    assert "notes.txt" not in proc.stderr
 
 
 def test_check_with_other_revisions_than_on_disk_is_stale(schemas: Path, tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from mcpgen.convert.ir import load_policy
 from mcpgen.diff import Category, Change, Diff, Impact, Kind, compare, load_surface
 from mcpgen.diff.jsonformat import JSON_SCHEMA, from_data, render_json, to_data
 from mcpgen.diff.render import render_markdown, render_text
@@ -27,8 +28,10 @@ LOSSLESS, LOSSY, REFUSED = Impact.LOSSLESS, Impact.LOSSY, Impact.REFUSED
 
 @cache
 def diff_of(old: str, new: str) -> Diff:
-    """The diff of two pinned revisions, computed once per test session."""
-    return compare(load_surface(old), load_surface(new))
+    """The diff of two pinned revisions under the converters' declared rules (as ``mcpgen
+    diff`` prints it), computed once per test session."""
+    policy = load_policy()
+    return compare(load_surface(old), load_surface(new), policy.rule_names, policy.member_actions)
 
 
 def one(diff: Diff, category: Category, subject: str, item: str = "", aspect: str = "") -> Change:
@@ -69,13 +72,19 @@ def test_2025_03_26_adds_audio_annotations_batches() -> None:
 
 
 def test_2025_03_26_audio_in_content_is_lossy_or_refused_downwards() -> None:
-    """A list of content drops or maps audio going down; a single required content refuses."""
+    """Audio going down is mapped to text by the converters' rule, in a list or alone; without
+    the rule it is dropped from a list and refused as the single required content."""
     d = diff_of("2024-11-05", "2025-03-26")
     content = one(d, Category.FIELD, "CallToolResult", "content", "type")
     assert "AudioContent" in (content.new or "") and "AudioContent" not in (content.old or "")
     assert (content.upgrade.impact, content.downgrade.impact) == (LOSSLESS, LOSSY)
     sampled = one(d, Category.FIELD, "SamplingMessage", "content", "type")
-    assert (sampled.upgrade.impact, sampled.downgrade.impact) == (LOSSLESS, REFUSED)
+    assert (sampled.upgrade.impact, sampled.downgrade.impact) == (LOSSLESS, LOSSY)
+    assert sampled.downgrade.action.value == "map"
+    bare = compare(load_surface("2024-11-05"), load_surface("2025-03-26"))
+    listed = one(bare, Category.FIELD, "CallToolResult", "content", "type").downgrade
+    alone = one(bare, Category.FIELD, "SamplingMessage", "content", "type").downgrade
+    assert (listed.impact, listed.action.value, alone.impact) == (LOSSY, "drop", REFUSED)
     # Inline annotations became the shared Annotations type with the same fields: lossless.
     text = one(d, Category.FIELD, "TextContent", "annotations", "type")
     assert (text.new, text.upgrade.impact, text.downgrade.impact) == (
@@ -134,16 +143,17 @@ def test_2025_11_25_adds_tasks_url_elicitation_icons() -> None:
 
 
 def test_2025_11_25_requests_carry_jsonrpc_and_id() -> None:
-    """The constant ``jsonrpc`` is filled going up; the ``id`` needs a declared rule."""
+    """The ``jsonrpc`` and ``id`` the 2025-11-25 request types list are the JSON-RPC envelope's,
+    on the wire in every revision: lossless both ways, so no bump fails the upgrade gate."""
     d = diff_of("2025-06-18", "2025-11-25")
-    jsonrpc = one(d, Category.FIELD, "CallToolRequest", "jsonrpc")
-    assert (jsonrpc.kind, jsonrpc.upgrade.impact) == (Kind.ADDED, LOSSLESS)
-    assert jsonrpc.upgrade.action.value == "fill" and '"2.0"' in jsonrpc.upgrade.reason
-    ident = one(d, Category.FIELD, "CallToolRequest", "id")
-    assert (ident.upgrade.impact, ident.downgrade.impact) == (REFUSED, LOSSY)
+    for owner in ("CallToolRequest", "PaginatedRequest", "InitializeRequest"):
+        for wire in ("jsonrpc", "id"):
+            change = one(d, Category.FIELD, owner, wire)
+            assert change.kind is Kind.ADDED
+            assert (change.upgrade.impact, change.downgrade.impact) == (LOSSLESS, LOSSLESS)
+            assert "envelope" in change.upgrade.reason
+    assert d.impacts("upgrade")["refused"] == 0
     ruled = compare(load_surface("2025-06-18"), load_surface("2025-11-25"), frozenset({"*.id"}))
-    filled = one(ruled, Category.FIELD, "CallToolRequest", "id")
-    assert (filled.upgrade.impact, filled.upgrade.action.value) == (LOSSLESS, "fill")
     assert ruled.rules == ("*.id",) and from_data(to_data(ruled)) == ruled
 
 
@@ -193,16 +203,15 @@ def test_2026_07_28_results_carry_result_type_and_cache_fields() -> None:
     d = diff_of("2025-11-25", "2026-07-28")
     base = one(d, Category.FIELD, "Result", "resultType")
     assert (base.kind, base.new) == (Kind.ADDED, "str, required")
-    assert (base.upgrade.impact, base.downgrade.impact) == (REFUSED, LOSSY)
+    # The converters' rule fills it; 2025-11-25's generic Result keeps members it does not
+    # name (additionalProperties), so going down loses nothing either.
+    assert (base.upgrade.impact, base.downgrade.impact) == (LOSSLESS, LOSSLESS)
     for owner in ("CallToolResult", "ListToolsResult", "ReadResourceResult"):
         change = one(d, Category.FIELD, owner, "resultType")
         assert change.kind is Kind.ADDED and change.downgrade.impact is LOSSY
-        # A string in the schema; an override may pin each result's to the constant "complete",
-        # which then fills it going up. Either way nothing is silently copied.
-        if change.new == 'Literal["complete"], required':
-            assert (change.upgrade.impact, change.upgrade.action.value) == (LOSSLESS, "fill")
-        else:
-            assert (change.new, change.upgrade.impact) == ("str, required", REFUSED)
+        # A constant (an override may pin it) or the converters' declared rule fills it going
+        # up; nothing is silently copied.
+        assert (change.upgrade.impact, change.upgrade.action.value) == (LOSSLESS, "fill")
     # Required in the schema; an override may make them optional where the runtime fills them.
     for wire, rendered in (("ttlMs", "int"), ("cacheScope", 'Literal["private", "public"]')):
         change = one(d, Category.FIELD, "ListToolsResult", wire)
@@ -214,6 +223,8 @@ def test_2026_07_28_results_carry_result_type_and_cache_fields() -> None:
         load_surface("2025-11-25"), load_surface("2026-07-28"), frozenset({"*.resultType"})
     )
     assert one(ruled, Category.FIELD, "CallToolResult", "resultType").upgrade.impact is LOSSLESS
+    bare = compare(load_surface("2025-11-25"), load_surface("2026-07-28"))
+    assert one(bare, Category.FIELD, "Result", "resultType").upgrade.impact is REFUSED
 
 
 def test_2026_07_28_input_required_results() -> None:

@@ -26,6 +26,10 @@ class Scope:
         """The fields of an object type."""
         return self.objects.get(name)
 
+    def open_object(self, name: str) -> bool:
+        """No object here keeps members it does not name."""
+        return False
+
 
 EMPTY = Scope()
 STR, INT, FLOAT, BOOL = sh.prim("str"), sh.prim("int"), sh.prim("float"), sh.prim("bool")
@@ -119,9 +123,10 @@ def test_constraints_and_values() -> None:
     assert cl.stricter({"pattern": "^a"}, {}) == []
     assert cl.constraint_fit(["minimum"], True).impact is Impact.REFUSED
     assert cl.constraint_fit(["minimum"], False).impact is Impact.LOSSY
-    assert cl.value_fit(False, True, collection=True).action is Action.MAP
-    assert cl.value_fit(False, True, collection=False).impact is Impact.REFUSED
-    assert cl.value_fit(True, True, collection=False).impact is Impact.LOSSLESS
+    assert cl.lost_member("map", False, True).action is Action.MAP
+    assert cl.lost_member("drop", True, True).action is Action.DROP
+    assert cl.lost_member("drop", False, True).impact is Impact.REFUSED
+    assert cl.lost_member("refuse", True, False).impact is Impact.REFUSED
 
 
 def test_methods_senders_and_input_required() -> None:

@@ -187,8 +187,8 @@ async def test_progress_reaches_the_callback_and_logs_need_a_level() -> None:
         client = await connected(end)
         seen: list[float] = []
 
-        async def progress(value: float, total: float | None, message: str | None) -> None:
-            seen.append(value)
+        async def progress(params: t.ProgressNotificationParams) -> None:
+            seen.append(params.progress)
 
         await client.call_tool(name="test_tool_with_progress", progress=progress)
         assert seen == [0, 50, 100]

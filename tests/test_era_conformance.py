@@ -1,8 +1,10 @@
 """The official conformance harness against the dual-era fixture server (Streamable HTTP).
 
-One fixture server process (``tests/era_fixture_server.py``) serves the whole module; each
-scenario is one ``conformance server`` run whose ``checks.json`` must hold no FAILURE and no
-WARNING. The tasks extension scenarios are out of scope (issue #10).
+One fixture server process (``tests/era_fixture_server.py``) serves the whole module (a second
+one serves its initialize-era side through the converters, for the scenarios of the converted
+2026-07-28 face); each scenario is one ``conformance server`` run whose ``checks.json`` must
+hold no FAILURE and no WARNING. The tasks extension scenarios (``tasks-*``) are not on the
+harness's spec timeline, so they run with ``--force`` at 2026-07-28.
 """
 
 from __future__ import annotations
@@ -75,13 +77,23 @@ def fixture_url() -> Iterator[str]:
 
 
 def run_harness(
-    mode: str, target: list[str], scenario: str, out: Path, version: str = "2026-07-28"
+    mode: str,
+    target: list[str],
+    scenario: str,
+    out: Path,
+    version: str = "2026-07-28",
+    *,
+    force: bool = False,
 ) -> None:
-    """Run one harness scenario at ``version``; fail on any FAILURE or WARNING check it wrote."""
+    """Run one harness scenario at ``version``; fail on any FAILURE or WARNING check it wrote.
+
+    ``force``: run an extension scenario, which the harness places on no spec version.
+    """
     run = subprocess.run(
         [
             *(node_tool("conformance"), mode, *target),
             *("--scenario", scenario, "--spec-version", version, "-o", str(out)),
+            *(["--force"] if force else []),
         ],
         cwd=ROOT,
         env=node_env(),
@@ -100,6 +112,49 @@ def run_harness(
 def test_conformance_scenario(scenario: str, fixture_url: str, tmp_path: Path) -> None:
     """Every check of the scenario is SUCCESS (an INFO or SKIPPED check is not a failure)."""
     run_harness("server", ["--url", fixture_url], scenario, tmp_path)
+
+
+CONVERTED_SCENARIOS = ["http-custom-header-server-validation", "tools-list", "json-schema-2020-12"]
+"""Scenarios run against the fixture's 2025-11-25 side served through the converters: its
+2026-07-28 face must carry each tool's JSON Schema whole (``x-mcp-header`` included)."""
+
+
+@pytest.fixture(scope="module")
+def converted_url() -> Iterator[str]:
+    """The initialize-era fixture served with ``every_revision`` on a free port."""
+    with http_process(
+        lambda port: ["-m", "tests.era_fixture_server", str(port), "converted"]
+    ) as url:
+        yield url
+
+
+@pytest.mark.parametrize("scenario", CONVERTED_SCENARIOS)
+def test_converted_face_scenario(scenario: str, converted_url: str, tmp_path: Path) -> None:
+    """Every check is SUCCESS against the converted 2026-07-28 face."""
+    run_harness("server", ["--url", converted_url], scenario, tmp_path)
+
+
+TASKS_SCENARIOS = [
+    "tasks-lifecycle",
+    "tasks-capability-negotiation",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
+    "tasks-mrtr-input",
+    "tasks-request-headers",
+    "tasks-dispatch-and-envelope",
+    "tasks-status-notifications",
+    "tasks-required-task-error",
+    "tasks-mrtr-composition",
+]
+"""The tasks extension (``io.modelcontextprotocol/tasks``) scenarios: every one the harness has
+(``tasks-status-notifications`` is a single SKIPPED check in this harness version; our own
+test of ``notifications/tasks`` is in ``tests/test_modern_tasks.py``)."""
+
+
+@pytest.mark.parametrize("scenario", TASKS_SCENARIOS)
+def test_tasks_extension_scenario(scenario: str, fixture_url: str, tmp_path: Path) -> None:
+    """Every check of the tasks extension scenario is SUCCESS (or SKIPPED by the harness)."""
+    run_harness("server", ["--url", fixture_url], scenario, tmp_path, force=True)
 
 
 LEGACY_SCENARIOS = [

@@ -2,8 +2,9 @@
 
 A real server process (``harden_server.py`` under uvicorn) is driven far past its bounds:
 streams nobody reads (300 MB sent to them) and big events (30 x 3.9 MB) kept for resumption.
-Its RSS, read from /proc, must stay under ``CEILING_MIB`` above where it started. The figures
-are printed (``pytest -s``). Linux only.
+Its RSS, read from /proc, must stay under ``CEILING_MIB`` above where it started. Over stdio
+(#16), requests with 1 MB ids, each answered with its id, must leave RSS within
+``STDIO_CEILING_MIB`` of where it started. The figures are printed (``pytest -s``). Linux only.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import pytest
 
 from tests.harden_support import rss_mib, server_process, unread_post
 from tests.http_support import ACCEPT_BOTH, JSON_CT, initialize, notification
+from tests.test_era_bad_input import discover
+from tests.test_harden_fuzz import STDIO_SERVERS, LineProcess
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -27,6 +30,9 @@ UNREAD_STREAMS = 3
 UNREAD_BYTES = 100 * 1024 * 1024
 """Bytes of progress sent to each stream nobody reads."""
 BIG_EVENTS, BIG_EVENT_BYTES = 30, 3_900_000
+STDIO_CEILING_MIB = 32.0
+"""Growth of a stdio server's RSS allowed after requests with large ids were answered."""
+LARGE_IDS, LARGE_ID_BYTES = 200, 1_000_000
 
 
 async def open_session(client: httpx.AsyncClient, url: str) -> dict[str, str]:
@@ -100,3 +106,36 @@ async def test_unread_streams_and_big_events_keep_rss_bounded() -> None:
     )
     assert unread_peak - idle < CEILING_MIB
     assert after_big - idle < CEILING_MIB
+
+
+@pytest.mark.parametrize("kind", ["initialize-era", "dual-era"])
+def test_stdio_server_rss_returns_after_requests_with_large_ids(kind: str) -> None:
+    """200 requests with 1 MB string ids (200 MB each way): RSS ends near where it started."""
+    server = LineProcess(STDIO_SERVERS[kind])
+    try:
+        if kind == "initialize-era":
+            server.send(json.dumps(initialize()).encode())
+            assert "result" in server.recv()
+            server.send(json.dumps(notification("notifications/initialized")).encode())
+
+        def request(id_: str) -> dict[str, Any]:
+            """A ping (initialize era) or a ``server/discover`` (the stateless era)."""
+            if kind == "initialize-era":
+                return {"jsonrpc": "2.0", "id": id_, "method": "ping"}
+            return discover(id_)
+
+        server.until_answer(request("warm"))
+        start = rss_mib(server.process.pid)
+        filler = "x" * LARGE_ID_BYTES
+        for n in range(LARGE_IDS):
+            big = f"{n}{filler}"
+            _, answer = server.until_answer(request(big))
+            assert answer["id"] == big and "result" in answer
+        server.until_answer(request("done"))
+        end = rss_mib(server.process.pid)
+        assert server.close() == 0
+    finally:
+        if server.process.poll() is None:
+            server.process.kill()
+    print(f"\nstdio {kind} RSS MiB: {start:.1f} -> {end:.1f} after {LARGE_IDS} x 1 MB ids")
+    assert end - start < STDIO_CEILING_MIB

@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 from mcpgen import pins
 
@@ -70,18 +71,59 @@ def test_wheel_metadata_ranges_markers_and_urls(wheel: zipfile.ZipFile) -> None:
     assert {r.split("<")[0].split(">")[0] for r in generator} >= {"msgspec", "black", "click"}
     for req in generator:
         assert "==" not in req and "<" in req and ">=" in req, req
-    uvloop = [r for r in requires if r.startswith("uvloop")]
-    assert uvloop == ['uvloop==0.23.0; sys_platform != "win32" and extra == "http"']
+    for req in (r for r in requires if "extra ==" in r and 'extra == "test"' not in r):
+        assert "==" not in req.split(";")[0], req  # what an application installs: ranges
+    (uvloop,) = [r for r in requires if r.startswith("uvloop")]
+    assert uvloop.endswith('; sys_platform != "win32" and extra == "http"'), uvloop
     assert "Typing :: Typed" in (meta.get_all("Classifier") or [])
 
 
-def test_pins_are_the_extras_of_pyproject() -> None:
-    """codegen/pins.py (written into every package) and the runtime/http extras agree."""
+def _requirements(lines: list[str]) -> list[Requirement]:
+    """The requirements among ``lines`` (comments and blank lines left out)."""
+    return [Requirement(line) for line in lines if line.strip() and not line.startswith("#")]
+
+
+def test_extras_are_ranges_that_admit_the_tested_pins() -> None:
+    """The runtime/http/auth extras are ranges; each admits its pin (codegen/pins.py, written
+    into every package), and constraints.txt (what CI installs with) holds exactly the pins."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     extras = project["optional-dependencies"]
     for name, pinned in pins.EXTRAS.items():
-        assert tuple(extras[name]) == pinned, name
-        assert all("==" in req for req in pinned), pinned
+        ranges = {r.name: r for r in _requirements(extras[name]) if r.name != "mcpgen"}
+        assert set(ranges) == {Requirement(p).name for p in pinned}, name
+        for pin in map(Requirement, pinned):
+            (version,) = [s.version for s in pin.specifier if s.operator == "=="]
+            allowed = ranges[pin.name]
+            assert "==" not in str(allowed.specifier), allowed
+            assert allowed.specifier.contains(version), (allowed, version)
+            assert allowed.marker == pin.marker, (allowed, pin)
+    constraints = (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines()
+    tested = [p for pinned in pins.EXTRAS.values() for p in pinned]
+    assert [str(r) for r in _requirements(constraints)] == [str(Requirement(p)) for p in tested]
+
+
+def _extra_closure(extra: str) -> set[str]:
+    """Import names of what ``pip install '.[extra]'`` brings: the generator's dependencies
+    and the extra's, following ``mcpgen[...]`` references."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    found: set[str] = set()
+    pending = [*project["dependencies"], *project["optional-dependencies"][extra]]
+    while pending:
+        req = Requirement(pending.pop())
+        if req.name == "mcpgen":
+            for sub in req.extras:
+                pending.extend(project["optional-dependencies"][sub])
+        else:
+            found.add({"PyJWT": "jwt"}.get(req.name, req.name))
+    return found
+
+
+def test_auth_extra_brings_every_library_authorization_imports() -> None:
+    """``.[auth]`` alone installs what ``_runtime/auth`` and the HTTP transport it uses import
+    (it lacked aiohttp: the OAuth client failed with a bare ModuleNotFoundError)."""
+    needed = _third_party_imports(ROOT / "runtime" / "auth")
+    needed |= _third_party_imports(ROOT / "runtime" / "transports" / "http")
+    assert needed <= _extra_closure("auth"), needed - _extra_closure("auth")
 
 
 def _third_party_imports(folder: Path) -> set[str]:
@@ -142,7 +184,9 @@ def _run_without(module: str, code: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_missing_aiohttp_names_the_http_extra() -> None:
-    """Importing the HTTP client without aiohttp raises one ImportError naming the extra."""
+    """Importing the HTTP client without aiohttp raises one ImportError naming the extra and
+    the two installs the README gives: the package's requirements file, or the extra from a
+    checkout (mcpgen is on no index, so ``pip install mcpgen[http]`` cannot work)."""
     code = (
         "try:\n"
         "    import generated._runtime.transports.http.client\n"
@@ -153,8 +197,39 @@ def test_missing_aiohttp_names_the_http_extra() -> None:
     assert proc.returncode == 0, proc.stderr
     kind, name, message = proc.stdout.strip().split("|")
     assert (kind, name) == ("MissingDependency", "aiohttp")
-    assert "'http' extra" in message and "mcpgen[http]" in message
+    requirements = GENERATED / "requirements-http.txt"
+    assert "'http' extra" in message and f"pip install -r {requirements} " in message
+    assert 'pip install ".[http]"' in message and "mcpgen[" not in message
     assert "\n" not in message
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert (
+        'pip install ".[http]"' in readme and "pip install -r pkg/requirements-http.txt" in readme
+    )
+
+
+def test_authorization_is_public_and_a_missing_library_names_the_auth_extra() -> None:
+    """``pkg.runtime.auth`` is the public face of OAuth; without aiohttp or PyJWT its names
+    raise MissingDependency naming the auth extra, and ``current_principal`` still loads."""
+    code = (
+        "from generated.runtime import auth\n"
+        "assert auth.current_principal() is None\n"
+        "for name in ('OAuthClient', 'JWTVerifier', 'ProtectedMcpApp'):\n"
+        "    try:\n"
+        "        getattr(auth, name)\n"
+        "    except ImportError as exc:\n"
+        "        print(type(exc).__name__, exc.name, exc, sep='|')\n"
+    )
+    for module, package in (("aiohttp", "aiohttp"), ("jwt", "PyJWT")):
+        proc = _run_without(module, code)
+        assert proc.returncode == 0, proc.stderr
+        lines = proc.stdout.strip().splitlines()
+        assert lines, proc.stdout
+        for line in lines:
+            kind, name, message = line.split("|")
+            assert (kind, name) == ("MissingDependency", package), line
+            assert "'auth' extra" in message and 'pip install ".[auth]"' in message, line
+    proc = _run_without("a_module_nobody_imports", code)  # with the extra: every name loads
+    assert proc.returncode == 0 and proc.stdout == "", proc.stdout + proc.stderr
 
 
 def test_missing_uvicorn_is_one_line_from_the_blocking_runner() -> None:

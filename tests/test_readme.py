@@ -24,8 +24,10 @@ The convention (follow it when you add a README section):
   - ``cli``: ``mcpgen`` commands that need something the test does not have (a live URL, a
     token): each command's subcommand and every flag it uses must exist (``--help``).
   - ``make``: ``make TARGET`` lines: each target exists (``make -n TARGET`` succeeds).
-  - ``pip``: ``pip install`` lines: ``mcpgen[EXTRA,...]`` names this project and its extras
-    (pyproject.toml); ``-r pkg/FILE`` names a file every generated package carries.
+  - ``pip``: ``pip install`` lines: ``.`` or ``".[EXTRA,...]"`` is this checkout and its extras
+    (pyproject.toml; mcpgen is on no index, so a bare project name fails), optionally after
+    ``-c FILE`` (a constraints file of the checkout); ``-r pkg/FILE`` names a file every
+    generated package carries.
 - Every Python block (all of them together, in that workspace) passes mypy --strict and
   pyright strict: it is what a user copies.
 - A KIND is a function below taking the block; add one (and document it here) when none fits.
@@ -251,16 +253,22 @@ def make_block(block: Block, tmp_path: Path) -> None:
 
 
 def pip_block(block: Block, tmp_path: Path) -> None:
-    """``pip``: the project, its extras and the package's requirement files exist."""
+    """``pip``: the checkout, its extras, constraints files and the package's requirement files
+    exist."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     for words in _commands(block):
-        assert words[:2] == ["pip", "install"] and len(words) in (3, 4), words
-        if words[2] == "-r":
-            assert words[3].startswith("pkg/"), words
-            assert (ROOT / "generated" / words[3].removeprefix("pkg/")).is_file(), words
+        assert words[:2] == ["pip", "install"], words
+        args = words[2:]
+        if args[:1] == ["-r"]:
+            assert len(args) == 2 and args[1].startswith("pkg/"), words
+            assert (ROOT / "generated" / args[1].removeprefix("pkg/")).is_file(), words
             continue
-        name, _, extras = words[2].partition("[")
-        assert name == project["name"], words
+        if args[:1] == ["-c"]:
+            assert (ROOT / args[1]).is_file(), words
+            args = args[2:]
+        assert len(args) == 1, words
+        where, _, extras = args[0].partition("[")
+        assert where == ".", f"{words}: install from a checkout ('.'), mcpgen is on no index"
         for extra in filter(None, extras.rstrip("]").split(",")):
             assert extra in project["optional-dependencies"], (extra, words)
 

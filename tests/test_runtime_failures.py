@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import pytest
@@ -92,9 +93,15 @@ async def test_connect_any_uses_the_capabilities_it_declared(
         await asyncio.wait_for(task, STEP_S)
 
 
-async def test_log_with_an_unknown_level_is_refused_clearly() -> None:
+async def test_log_with_an_unknown_level_is_refused_clearly(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The handler's own error names the level, in the server's log; the client reads an
+    internal error without it, and the session goes on."""
+    caplog.set_level(logging.ERROR)
     async with connected(EchoServer()) as (client, _, _):
         with pytest.raises(MCPError) as info:
             await client.call_tool(name="log", arguments={"levels": ["loud"]})
-        assert "loud" in info.value.message
+        assert (info.value.code, info.value.message) == (-32603, "Internal error")
+        assert "loud" in caplog.text
         await client.ping()

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from typing import Any
 
 import pytest
 
 from generated._runtime.core.errors import INVALID_PARAMS
-from generated._runtime.roles.peer import RequestTimeout
+from generated._runtime.roles.peer import MCPError, RequestTimeout
 from generated._runtime.transports.memory import memory_pair
 from generated.v2025_06_18 import Client
 from generated.v2025_06_18 import types as t
@@ -142,11 +143,15 @@ async def test_cancelling_the_caller_task_cancels_on_the_wire() -> None:
         assert responses(on_server.sent, request["id"]) == []
 
 
-async def test_server_request_timeout_cancels_the_clients_handler() -> None:
+async def test_server_request_timeout_cancels_the_clients_handler(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.ERROR)
     client = SlowSamplingClient()
     async with connected(EchoServer(), client) as (_, on_client, on_server):
-        with pytest.raises(Exception, match="sampling/createMessage got no response"):
+        with pytest.raises(MCPError, match="Internal error"):
             await client.call_tool(name="sample", arguments={"timeout": 0.1})
+        assert "sampling/createMessage got no response" in caplog.text  # in the server's log
         await asyncio.wait_for(client.cancelled.wait(), STEP_S)
         request = next(f for f in on_server.sent if f.get("method") == "sampling/createMessage")
         cancel = next(f for f in on_server.sent if f.get("method") == "notifications/cancelled")

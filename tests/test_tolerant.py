@@ -17,14 +17,17 @@ import pytest
 
 from generated import v2025_03_26 as v0326
 from generated import v2025_06_18 as v0618
+from generated import v2025_11_25 as v1125
 from generated._runtime.core import tolerant
 from generated._runtime.core.errors import RemoteProtocolError
 from generated._runtime.core.events import InvalidResponse, Request, Response
 from generated._runtime.core.session import Session
 from generated._runtime.transports.memory import memory_pair
-from generated.runtime import Unknown, decode, encode, extras, with_extras
+from generated.runtime import Unknown, convert, decode, encode, extras, with_extras
 from generated.v2025_03_26 import types as t0326
 from generated.v2025_06_18 import types as t0618
+from generated.v2025_11_25 import types as t1125
+from generated.v2026_07_28 import types as t0728
 from tests.runtime_support import STEP_S, RawPeer, init_result
 
 # A 2025-03-26 tools/call result as the reference server sends it to a 2025-03-26 client: a
@@ -121,8 +124,59 @@ def test_array_elicitation_fields_reach_a_0618_reader_as_unknown() -> None:
     assert isinstance(props["name"], t0618.StringSchema)
     assert extras(props["name"]) == {"x-hint": "short"}
     assert encode(params) == ELICIT_0618
-    with pytest.raises(msgspec.ValidationError, match="'array'"):
+    with pytest.raises(msgspec.ValidationError, match='type "array" that matches none'):
         decode(ELICIT_0618, t0618.ElicitRequestParams, tolerant=False)
+
+
+@pytest.mark.parametrize("types", [t1125, t0728], ids=["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("tolerant_mode", [True, False])
+def test_a_defined_kind_without_its_keys_is_refused_not_unknown(
+    types: Any, tolerant_mode: bool
+) -> None:
+    """Only a kind no member takes is Unknown; a kind some member takes must have its shape."""
+    multi = r'type "array" fits no member: UntitledMultiSelectEnumSchema needs `items`'
+    with pytest.raises(msgspec.ValidationError, match=multi):
+        convert({"type": "array"}, types.PrimitiveSchemaDefinition, tolerant=tolerant_mode)
+    single = (
+        r'type "string" fits no member: UntitledSingleSelectEnumSchema needs `enum`, '
+        r"TitledSingleSelectEnumSchema needs `oneOf`, LegacyTitledEnumSchema needs `enum`"
+    )
+    with pytest.raises(msgspec.ValidationError, match=single):
+        convert({"type": "string"}, types.EnumSchema, tolerant=tolerant_mode)
+    # In the wider union a plain {"type": "string"} is a StringSchema.
+    plain = convert({"type": "string"}, types.PrimitiveSchemaDefinition, tolerant=tolerant_mode)
+    assert isinstance(plain, types.StringSchema)
+    # "array" is a kind of EnumSchema but not of SingleSelectEnumSchema: newer there, kept.
+    newer = {"type": "array", "x": 1}
+    if tolerant_mode:
+        kept = convert(newer, types.SingleSelectEnumSchema)
+        assert isinstance(kept, Unknown) and kept.json == newer
+    else:
+        with pytest.raises(msgspec.ValidationError, match='type "array" that matches none'):
+            convert(newer, types.SingleSelectEnumSchema, tolerant=False)
+
+
+def _elicit_frame(request_id: int, field: dict[str, Any]) -> bytes:
+    schema = {"type": "object", "properties": {"tags": field, "name": {"type": "string"}}}
+    params = {"mode": "form", "message": "m", "requestedSchema": schema}
+    message = {"jsonrpc": "2.0", "id": request_id, "method": "elicitation/create"}
+    return json.dumps({**message, "params": params}).encode()
+
+
+def test_session_answers_a_malformed_field_schema_and_keeps_a_newer_one() -> None:
+    """A 2025-11-25 client: an array field without ``items`` gets -32602 naming ``items``; a
+    field of a kind the revision lacks reaches the handler as Unknown; the session goes on."""
+    session = Session(v1125.methods.METHODS, role="client")
+    session.receive(_elicit_frame(3, {"type": "array"}))
+    [answer] = [json.loads(frame) for frame in session.data_to_send()]
+    assert answer["id"] == 3 and answer["error"]["code"] == -32602
+    assert "UntitledMultiSelectEnumSchema needs `items`" in answer["error"]["message"]
+    [event] = session.receive(_elicit_frame(4, {"type": "date", "format": "iso"}))
+    assert isinstance(event, Request) and event.id == 4
+    assert isinstance(event.params, t1125.ElicitRequestFormParams)
+    tags = event.params.requested_schema.properties["tags"]
+    assert isinstance(tags, Unknown) and tags.json == {"type": "date", "format": "iso"}
+    assert session.data_to_send() == []
 
 
 def test_with_extras_adds_fields_a_user_wants_to_send() -> None:

@@ -64,6 +64,7 @@ def test_demo_server_tools_over_stdio(tmp_path: Path) -> None:
     proc = run_cli("tools", "--server", f"{sys.executable} {DEMO}", "-o", str(out))
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in out.iterdir()) == [
+        ".mcpgen-files",
         "__init__.py",
         "models.py",
         "py.typed",

@@ -31,7 +31,9 @@ def test_rendering_in_each_spelling() -> None:
     assert ref.render(Spelling(qualifier="t.")) == (
         'list[t.Tool] | dict[str, "t.JSONValue"] | None | UnsetType'
     )
-    assert ref.render(Spelling(runtime=True)) == "list[Tool] | dict[str, Any] | None | UnsetType"
+    assert ref.render(Spelling(runtime=True)) == (
+        'list[Tool] | dict[str, recursive_alias("JSONValue", globals())] | None | UnsetType'
+    )
 
 
 def test_constraints_and_literals() -> None:
@@ -60,4 +62,6 @@ def test_recursive_references_are_not_run_time_names() -> None:
     value = UnionOf((Named("JSONObject"), ListOf(Recursive("JSONValue")), Builtin("str")))
     assert is_recursive(value) and not is_recursive(ListOf(TOOL))
     assert type_names([value]) == {"JSONObject"}
+    # At run time it is the runtime's back-reference class, imported from its module.
+    assert ("recursive", "recursive_alias") in value.needs()
     assert [type(n).__name__ for n in walk(ListOf(TOOL))] == ["ListOf", "Named"]

@@ -1,4 +1,5 @@
-"""Untagged unions: the variant chosen by shape, nested unions, errors, and instance checks."""
+"""Untagged unions: the variant chosen by shape, nested unions, errors, and instance checks;
+recursive aliases, which the same decode hook checks."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import msgspec
 import pytest
 
 from generated._runtime.core.codec import convert, decode
+from generated._runtime.core.recursive import recursive_alias
 from generated._runtime.core.unions import Variant, untagged_union
 from generated.v2025_06_18 import types as t
+from generated.v2026_07_28 import types as t0728
 
 
 class Wide(msgspec.Struct, kw_only=True):
@@ -93,3 +96,38 @@ def test_values_of_every_variant_are_instances_of_the_union() -> None:
 
     assert isinstance(Mine(), server_result)
     assert not isinstance("text", server_result)
+
+
+class Leaf(msgspec.Struct):
+    """A Struct inside a recursive alias: not plain JSON, so the hook converts."""
+
+    n: int
+
+
+def test_a_recursive_alias_of_other_parts_is_converted_by_msgspec() -> None:
+    """``Tree = Leaf | list[Tree]``: the back reference converts each level with msgspec."""
+    namespace: dict[str, Any] = {"__name__": "tests.tree"}
+    tree = recursive_alias("Tree", namespace)
+    namespace["Tree"] = Leaf | list[tree]  # type: ignore[valid-type]
+    assert recursive_alias("Tree", namespace) is tree
+    value = decode(b'[{"n": 1}, [{"n": 2}, []]]', list[tree])  # type: ignore[valid-type]
+    assert value == [Leaf(n=1), [Leaf(n=2), []]]
+    with pytest.raises(msgspec.ValidationError, match="Expected `int`, got `str`"):
+        decode(b'[[{"n": "x"}]]', list[tree])  # type: ignore[valid-type]
+
+
+def test_a_deep_json_value_is_checked_without_recursion() -> None:
+    """The walk over a JSON value keeps its own stack: nesting deeper than Python's limit."""
+    deep: Any = "leaf"
+    for _ in range(20_000):
+        deep = [deep]
+    checked: Any = convert(deep, t0728.JSONArray)  # type: ignore[arg-type]
+    # JSONArray's items are the native JSONValue union; the hook takes over one level down
+    # and returns the rest as it came.
+    assert checked[0][0] is deep[0][0]
+    bottom: list[Any] = deep
+    while isinstance(bottom[0], list):
+        bottom = bottom[0]
+    bottom[0] = None
+    with pytest.raises(msgspec.ValidationError, match="got `null`"):
+        convert(deep, t0728.JSONArray)  # type: ignore[arg-type]

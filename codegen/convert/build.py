@@ -18,7 +18,7 @@ def build_convert(revisions: list[str], policy: Policy | None = None) -> Convert
     steps: list[StepIR] = []
     used: set[str] = set()
     for old, new in itertools.pairwise(surfaces):
-        diff = compare(old, new, policy.rule_names)
+        diff = compare(old, new, policy.rule_names, policy.member_actions)
         steps.append(plan_step(old, new, diff, True, policy, used))
         steps.append(plan_step(new, old, diff, False, policy, used))
     stale = [f"members.{tag}" for tag, _ in policy.members if f"members.{tag}" not in used]

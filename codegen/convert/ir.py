@@ -225,6 +225,11 @@ class Policy:
         return None
 
     @property
+    def member_actions(self) -> dict[str, str]:
+        """The declared action of each union member tag, for ``mcpgen diff``'s ``members``."""
+        return {tag: lost.action for tag, lost in self.members}
+
+    @property
     def rule_names(self) -> frozenset[str]:
         """The ``Type.field`` names the fill rules cover, for ``mcpgen diff``'s ``rules``."""
         return frozenset(key for key, _ in self.fills)

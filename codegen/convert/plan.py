@@ -10,12 +10,12 @@ the generated tables only name what a conversion must touch. Pure functions over
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
+from ..diff.classify import lacked_field, required_by_target
 from ..diff.model import Action, Category, Diff, Effect
 from ..diff.shape import Shape
-from ..diff.views import FieldView, Surface
+from ..diff.views import FieldView, Surface, TypeView
 from ..errors import GenerationError
 from .ir import (
     EachIR,
@@ -106,24 +106,27 @@ class _Planner:
         key = source if source == target else f"{source}>{target}"
         if key not in self.rows:
             self.rows[key] = row = _Row()
-            self._plan(row, source, s.field_map(), d.field_map())
+            self._plan(row, source, s.field_map(), d)
         return key
 
-    def effect(self, subject: str, item: str) -> Effect | None:
-        """The diff's effect, in this direction, of the change to ``subject.item``."""
+    def effect(self, subject: str, item: str, aspect: str) -> Effect | None:
+        """The diff's effect, in this direction, of the change to ``subject.item`` (``aspect``:
+        ``""`` for a field only one side has, ``required`` for its required-ness)."""
         for change in self.diff.find(Category.FIELD, subject, item):
-            return change.upgrade if self.upgrade else change.downgrade
+            if change.aspect == aspect:
+                return change.upgrade if self.upgrade else change.downgrade
         return None
 
-    def _plan(
-        self, row: _Row, name: str, sf: dict[str, FieldView], df: dict[str, FieldView]
-    ) -> None:
+    def _plan(self, row: _Row, name: str, sf: dict[str, FieldView], into: TypeView) -> None:
+        df = into.field_map()
         for wire in sf:
             if wire in df:
                 continue
-            effect = self.effect(name, wire)
-            refused = effect is not None and effect.action is Action.REFUSE
-            if refused or self.policy.refuses(name, wire):
+            # The diff's verdict; a renamed pair (no field change listed) gets the same rule.
+            effect = self.effect(name, wire, "") or lacked_field(into.open)
+            if effect.action is Action.COPY:
+                continue
+            if effect.action is Action.REFUSE or self.policy.refuses(name, wire):
                 row.refuse.append(wire)
             else:
                 row.drop.append(wire)
@@ -131,12 +134,16 @@ class _Planner:
             source = sf.get(wire)
             if target.required and (source is None or not source.required):
                 filler = self.policy.filler(name, wire)
-                if target.const is not None:
+                aspect = "" if source is None else "required"
+                effect = self.effect(name, wire, aspect) or required_by_target(
+                    True, target.const, filler is not None
+                )
+                if effect.action is Action.FILL and target.const is not None:
                     row.fill.append((wire, target.const))
-                elif filler is not None:
+                elif effect.action is Action.FILL and filler is not None:
                     row.fill.append((wire, filler))
                     self.used.add("fill")
-                else:
+                elif effect.action is Action.REFUSE:
                     row.need.append(wire)
             if source is not None:
                 walk = self.walk(source.shape, target.shape, frozenset())
@@ -174,27 +181,9 @@ class _Planner:
             return self.union(es, ed, seen)
         return None
 
-    def tagged(self, shape: Shape, side: Surface) -> dict[str, tuple[str, str]] | None:
-        """A union's object members by name -> (tag member, tag value); None if untagged."""
-        members = shape.args if shape.kind == "union" else (shape,)
-        found: dict[str, tuple[str, str]] = {}
-        for m in members:
-            view = side.type_map.get(m.name) if m.kind == "ref" else None
-            if view is None or view.kind != "object":
-                continue
-            consts = [(f.wire, f.const) for f in view.fields if f.const is not None]
-            if not consts:
-                return None
-            wire, const = consts[0]
-            value = json.loads(const)
-            if not isinstance(value, str):
-                return None
-            found[m.name] = (wire, value)
-        return found or None
-
     def union(self, s: Shape, d: Shape, seen: frozenset[str]) -> WalkIR | None:
         """Match a union's members by their tag; plan the ones the target lacks."""
-        st, dt = self.tagged(s, self.src), self.tagged(d, self.dst)
+        st, dt = self.src.tagged(s), self.dst.tagged(d)
         if st is None or dt is None:
             return self.marked(s, d, seen)
         tags = {wire for wire, _ in st.values()} | {wire for wire, _ in dt.values()}

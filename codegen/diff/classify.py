@@ -18,6 +18,42 @@ WHERE_USED = Effect(
 )
 
 
+ENVELOPE = Effect(
+    Impact.LOSSLESS,
+    Action.COPY,
+    "a JSON-RPC envelope member: every revision's messages carry it on the wire",
+)
+REFUSED_VALUE = Effect(
+    Impact.REFUSED, Action.REFUSE, "values outside the target's type are refused, naming them"
+)
+LEFT_OUT = Effect(Impact.LOSSY, Action.DROP, "members the target does not define are dropped")
+
+
+def lost_member(action: str, in_list: bool | None, required: bool) -> Effect:
+    """A union member the target lacks, converted by its declared rule (``drop`` by default).
+
+    ``in_list``: the member is an item of a list or map (dropped from it), a single value
+    (dropped only where the target does not require it), or None where the context decides.
+    """
+    if action == "map":
+        return Effect(Impact.LOSSY, Action.MAP, "the target lacks this member: mapped by a rule")
+    if action == "refuse":
+        return Effect(Impact.REFUSED, Action.REFUSE, "the target lacks this member: refused")
+    if in_list is None:
+        why = "the target lacks this member: dropped from a list, refused as a required value"
+        return Effect(Impact.LOSSY, Action.DROP, why)
+    if in_list or not required:
+        return Effect(Impact.LOSSY, Action.DROP, "the target lacks this member: dropped")
+    return Effect(
+        Impact.REFUSED, Action.REFUSE, "the target lacks this member and requires the value"
+    )
+
+
+def worst(effects: list[Effect]) -> Effect:
+    """The worst of several effects (lossless copy for none)."""
+    return max(effects, key=lambda e: e.impact.rank, default=COPY)
+
+
 def missing_in_target(what: str) -> Effect:
     """The source has an element the target lacks entirely."""
     if what == "request":
@@ -33,6 +69,15 @@ def missing_in_target(what: str) -> Effect:
     return Effect(Impact.LOSSY, Action.DROP, f"the target lacks this {what}: dropped")
 
 
+def lacked_field(target_open: bool) -> Effect:
+    """The source has a field the target's type does not name."""
+    if target_open:
+        return Effect(
+            Impact.LOSSLESS, Action.COPY, "the target keeps members it does not name: copied"
+        )
+    return missing_in_target("field")
+
+
 def required_by_target(required: bool, const: str | None, ruled: bool, when: str = "it") -> Effect:
     """The target has a field the source may not provide (absent there, or optional there)."""
     if not required:
@@ -45,23 +90,6 @@ def required_by_target(required: bool, const: str | None, ruled: bool, when: str
         Impact.REFUSED,
         Action.REFUSE,
         f"the target requires {when}; no constant or declared rule provides it",
-    )
-
-
-def value_fit(fits: bool, target_required: bool, collection: bool) -> Effect:
-    """A field's type differs: does every source value fit the target's type?"""
-    if fits:
-        return COPY
-    if collection:
-        return Effect(
-            Impact.LOSSY, Action.MAP, "items outside the target's type are mapped or dropped"
-        )
-    if not target_required:
-        return Effect(
-            Impact.LOSSY, Action.MAP, "values outside the target's type are mapped or dropped"
-        )
-    return Effect(
-        Impact.REFUSED, Action.REFUSE, "values outside the target's type cannot be sent (required)"
     )
 
 

@@ -8,6 +8,7 @@ from typing import IO, Any
 
 import click
 
+from ..convert.ir import load_policy
 from ..errors import GenerationError
 from .compare import compare
 from .jsonformat import render_json
@@ -104,7 +105,8 @@ class OneLineErrorCommand(click.Command):
     multiple=True,
     metavar="TYPE.FIELD",
     help="A field a declared rule fills where the target requires it (Type.field, or *.field "
-    "for every type); repeatable. Such fields are lossless, not refused.",
+    "for every type), beyond those of schema/converters.toml; repeatable. Such fields are "
+    "lossless, not refused.",
 )
 @click.option(
     "-o",
@@ -132,7 +134,10 @@ def diff_command(
             owner, dot, wire = rule.partition(".")
             if not (owner and dot and wire):
                 raise GenerationError(f"--rule {rule!r}: give Type.field or *.field")
-        diff = compare(load_surface(old), load_surface(new), frozenset(rules))
+        # The converters' own declared rules always apply, so the diff says what they do.
+        policy = load_policy()
+        declared = frozenset(rules) | policy.rule_names
+        diff = compare(load_surface(old), load_surface(new), declared, policy.member_actions)
         text = RENDERERS[fmt](diff)
         if output is not None:
             try:

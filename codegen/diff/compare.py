@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from . import classify as cl
 from .model import Category, Change, Diff, Effect, Kind, Side
@@ -23,13 +23,20 @@ ADDED, REMOVED, CHANGED = Kind.ADDED, Kind.REMOVED, Kind.CHANGED
 ColumnEffect = Callable[[MethodView, MethodView, bool], Effect]
 
 
-def compare(old: Surface, new: Surface, rules: frozenset[str] = frozenset()) -> Diff:
+def compare(
+    old: Surface,
+    new: Surface,
+    rules: frozenset[str] = frozenset(),
+    members: Mapping[str, str] | None = None,
+) -> Diff:
     """Diff ``old`` against ``new``.
 
     ``rules`` name the fields a declared rule fills when the target requires them and the source
-    lacks them: ``Type.field``, or ``*.field`` for every type.
+    lacks them: ``Type.field``, or ``*.field`` for every type. ``members``: the declared action
+    (``map``, ``drop``, ``refuse``) for a union member, by tag, where the target lacks it
+    (``drop`` when absent), as the converters apply it.
     """
-    pair = _Pair(old, new, rules)
+    pair = _Pair(old, new, rules, members or {})
     changes = [
         *pair.constants(),
         *pair.methods(),
@@ -71,24 +78,73 @@ def _class_names(shape: Shape, side: Surface) -> set[str]:
     )
 
 
+ENVELOPE = ("id", "jsonrpc")
+"""Members of the JSON-RPC envelope: on the wire in every revision, listed in some schemas."""
+
+
+def _message(view: TypeView) -> bool:
+    """Whether a type is a JSON-RPC message (it has a ``method``)."""
+    return any(f.wire == "method" for f in view.fields)
+
+
 def _column_only(source: MethodView, target: MethodView, upgrade: bool) -> Effect:
     return cl.informational("this column only; messages convert as typed")
 
 
-def _collection(a: Shape, b: Shape) -> bool:
-    return a.kind == b.kind and a.kind in ("array", "map")
+def _expand(shape: Shape, side: Surface) -> Shape:
+    """A named union or alias replaced by its shape (a recursive alias stays a name)."""
+    seen: set[str] = set()
+    while shape.kind == "ref" and shape.name not in seen:
+        found = side.alias(shape.name)
+        if found is None:
+            break
+        seen.add(shape.name)
+        shape = found
+    return shape
 
 
 class _Pair:
     """The two surfaces being compared, with the helpers that need both."""
 
-    def __init__(self, old: Surface, new: Surface, rules: frozenset[str]) -> None:
-        self.old, self.new, self.rules = old, new, rules
+    def __init__(
+        self, old: Surface, new: Surface, rules: frozenset[str], members: Mapping[str, str]
+    ) -> None:
+        self.old, self.new, self.rules, self.members = old, new, rules, members
 
-    def fits(self, source: Shape, target: Shape, upgrade: bool) -> bool:
-        """Whether ``source`` values fit ``target`` (old -> new when ``upgrade``)."""
+    def fits(self, source: Shape, target: Shape, upgrade: bool, loose: bool = False) -> bool:
+        """Whether ``source`` values fit ``target`` (old -> new when ``upgrade``); ``loose``:
+        leaving out the members the target does not define."""
         src, tgt = (self.old, self.new) if upgrade else (self.new, self.old)
-        return accepts(target, source, tgt, src)
+        return accepts(target, source, tgt, src, loose)
+
+    def conversion(
+        self, s: Shape, t: Shape, upgrade: bool, required: bool, in_list: bool | None = False
+    ) -> Effect:
+        """What the converters do with a ``s`` value going into ``t``: copy it, leave out what
+        the target does not define, apply the declared rule of a union member the target lacks
+        (the union told apart by the tag both sides' members carry), or refuse it."""
+        if self.fits(s, t, upgrade):
+            return cl.COPY
+        if self.fits(s, t, upgrade, loose=True):
+            return cl.LEFT_OUT
+        src, dst = (self.old, self.new) if upgrade else (self.new, self.old)
+        es, et = _expand(s, src), _expand(t, dst)
+        if es.kind == et.kind and es.kind in ("array", "map"):
+            return self.conversion(es.args[0], et.args[0], upgrade, True, True)
+        st, dt = src.tagged(es), dst.tagged(et)
+        if st is None or dt is None or len({w for w, _ in (*st.values(), *dt.values())}) != 1:
+            return cl.REFUSED_VALUE
+        present = {value for _, value in dt.values()}
+        effects: list[Effect] = []
+        for m in es.args if es.kind == "union" else (es,):
+            if self.fits(m, et, upgrade):
+                continue
+            tag = st.get(m.name) if m.kind == "ref" else None
+            if tag is None or tag[1] in present:
+                return cl.REFUSED_VALUE
+            action = self.members.get(tag[1], "drop")
+            effects.append(cl.lost_member(action, in_list, required))
+        return cl.worst(effects)
 
     def same_values(self, o: Shape, n: Shape) -> bool:
         """Equal values under another name, unless a generated class is renamed.
@@ -249,10 +305,13 @@ class _Pair:
         if o.kind == n.kind == "union":
             olds = {m.render(): m for m in o.members}
             news = {m.render(): m for m in n.members}
+            o_union, n_union = o.shape or ref(o.name), n.shape or ref(n.name)
             for key in sorted(olds.keys() - news.keys()):
-                yield _removed(MEM, o.name, key, key, "member")
+                up = self.conversion(olds[key], n_union, True, False, None)
+                yield Change(MEM, REMOVED, o.name, key, "", key, None, up, cl.ABSENT)
             for key in sorted(news.keys() - olds.keys()):
-                yield _added(MEM, o.name, key, key, "member")
+                down = self.conversion(news[key], o_union, False, False, None)
+                yield Change(MEM, ADDED, o.name, key, "", None, key, cl.ABSENT, down)
             return
         o_shape, n_shape = o.shape, n.shape
         if (
@@ -268,7 +327,6 @@ class _Pair:
         if o.summary != n.summary:
             # An object on one side (its kind changed) is compared field by field by name.
             o_shape, n_shape = o_shape or ref(o.name), n_shape or ref(n.name)
-            up, down = self.fits(o_shape, n_shape, True), self.fits(n_shape, o_shape, False)
             aspect = "type" if o.kind == n.kind else "kind"
             yield Change(
                 T,
@@ -278,21 +336,26 @@ class _Pair:
                 aspect,
                 o.summary,
                 n.summary,
-                cl.shape_fit(up),
-                cl.shape_fit(down),
+                self.conversion(o_shape, n_shape, True, True),
+                self.conversion(n_shape, o_shape, False, True),
             )
 
     def field_changes(self, o: TypeView, n: TypeView) -> Iterator[Change]:
         """Fields added, removed, and changed in type, required-ness or constraints."""
         olds, news = o.field_map(), n.field_map()
+        message = _message(o) or _message(n)
         for wire in sorted(olds.keys() | news.keys()):
             of, nf = olds.get(wire), news.get(wire)
             ruled = self.ruled(o.name, wire)
-            if of is None and nf is not None:
+            if message and wire in ENVELOPE and (of is None or nf is None):
+                before = of.summary if of is not None else None
+                after = nf.summary if nf is not None else None
+                kind = ADDED if before is None else REMOVED
+                yield Change(F, kind, o.name, wire, "", before, after, cl.ENVELOPE, cl.ENVELOPE)
+            elif of is None and nf is not None:
                 up = cl.required_by_target(nf.required, nf.const, ruled)
-                yield Change(
-                    F, ADDED, o.name, wire, "", None, nf.summary, up, cl.missing_in_target("field")
-                )
+                down = cl.lacked_field(o.open)
+                yield Change(F, ADDED, o.name, wire, "", None, nf.summary, up, down)
             elif nf is None and of is not None:
                 down = cl.required_by_target(of.required, of.const, ruled)
                 yield Change(
@@ -303,7 +366,7 @@ class _Pair:
                     "",
                     of.summary,
                     None,
-                    cl.missing_in_target("field"),
+                    cl.lacked_field(n.open),
                     down,
                 )
             elif of is not None and nf is not None:
@@ -313,7 +376,6 @@ class _Pair:
         """The differences of one field present in both revisions."""
         if o.shape.render() != n.shape.render() and not self.same_values(o.shape, n.shape):
             literal = o.shape.kind == n.shape.kind == "literal"
-            collection = _collection(o.shape, n.shape)
             yield Change(
                 C if literal else F,
                 CHANGED,
@@ -322,8 +384,8 @@ class _Pair:
                 "values" if literal else "type",
                 o.shape.render(),
                 n.shape.render(),
-                cl.value_fit(self.fits(o.shape, n.shape, True), n.required, collection),
-                cl.value_fit(self.fits(n.shape, o.shape, False), o.required, collection),
+                cl.COPY if n.whole else self.conversion(o.shape, n.shape, True, n.required),
+                cl.COPY if o.whole else self.conversion(n.shape, o.shape, False, o.required),
             )
         if o.required != n.required:
 

@@ -19,6 +19,7 @@ from ..loader.source import resolve
 from ..parser.implicit import inherit_base_params
 from ..parser.ir import RevisionIR
 from ..parser.names import class_name, pascal_case
+from ..parser.naming import OPEN_MAP_FIELDS, SchemaView
 from . import shape as sh
 from .shape import Shape
 from .views import FieldView, MethodView, Surface, TypeKind, TypeView
@@ -140,6 +141,9 @@ class _Walker:
         self.types: dict[str, TypeView] = {}
         self.pointers: dict[str, str] = {}
         self.capability = False
+        self.struct_view = SchemaView(doc)
+        self.whole = False
+        """Inside a field the generator keeps whole as a dict (a JSON Schema, ``_meta``)."""
 
     def merged(self, node: Node) -> Node:
         """Flatten ``allOf`` into one object node, later parts overriding earlier ones."""
@@ -184,7 +188,8 @@ class _Walker:
             fields = tuple(
                 self.field(prop, sub, prop in node.required) for prop, sub in node.properties
             )
-            is_open = node.additional is not False  # JSON Schema: absent means allowed
+            # Open: the generated type keeps members it does not name (a dict, not a Struct).
+            is_open = self.whole or not self.struct_view.is_struct(node)
             view = TypeView(name, "object", fields, is_open, capability=self.capability)
             self.types[name] = view
             return
@@ -199,12 +204,18 @@ class _Walker:
         if node.format is not None:
             constraints += (("format", json.dumps(node.format)),)
         const = _single_const(node)
+        outer, self.whole = self.whole, self.whole or wire in OPEN_MAP_FIELDS
+        try:
+            shape = self.shape(node)
+        finally:
+            self.whole = outer
         return FieldView(
             wire=wire,
-            shape=self.shape(node),
+            shape=shape,
             required=required,
             constraints=constraints,
             const=json.dumps(const) if const is not None else None,
+            whole=wire in OPEN_MAP_FIELDS,
         )
 
     def inline_name(self, node: Node) -> str:

@@ -23,6 +23,10 @@ class Scope(Protocol):
         """The fields of a named object type; None for anything else."""
         ...
 
+    def open_object(self, name: str) -> bool:
+        """Whether a named object keeps whatever members it is given (a ``dict``)."""
+        ...
+
 
 @dataclass(frozen=True)
 class Shape:
@@ -102,14 +106,17 @@ def _literal_fits(value: str, target: str) -> bool:
     return kind == target or (target == "float" and kind == "int")
 
 
-def accepts(target: Shape, source: Shape, target_scope: Scope, source_scope: Scope) -> bool:
+def accepts(
+    target: Shape, source: Shape, target_scope: Scope, source_scope: Scope, loose: bool = False
+) -> bool:
     """Whether every value valid for ``source`` converts to ``target`` keeping everything.
 
     Each side's names resolve in its own scope. A named object fits the same name (its own
     changes are reported where it is defined), a map of anything, or another object that has
-    every field it has, with fitting types, and requires no field it may lack.
+    every field it has, with fitting types, and requires no field it may lack. ``loose``: the
+    object may have fields the target lacks (a conversion leaves them out).
     """
-    return _Fit(target_scope, source_scope).fits(target, source, frozenset())
+    return _Fit(target_scope, source_scope, loose).fits(target, source, frozenset())
 
 
 Seen = frozenset[tuple[str, str, str]]
@@ -118,8 +125,8 @@ Seen = frozenset[tuple[str, str, str]]
 class _Fit:
     """One ``accepts`` question: the two scopes and the pairs already assumed to fit."""
 
-    def __init__(self, target: Scope, source: Scope) -> None:
-        self.ts, self.ss = target, source
+    def __init__(self, target: Scope, source: Scope, loose: bool) -> None:
+        self.ts, self.ss, self.loose = target, source, loose
 
     def fits(self, t: Shape, s: Shape, seen: Seen) -> bool:
         """Whether ``s`` values fit ``t``; pairs in ``seen`` are assumed to (recursive types)."""
@@ -135,6 +142,8 @@ class _Fit:
             return all(self.fits(t, m, seen) for m in s.args)
         if t.kind == "union":
             return any(self.fits(m, s, seen) for m in t.args)
+        if t.kind == "ref" and self.ts.open_object(t.name) and s.kind in ("ref", "map"):
+            return True  # the generated type is a dict: it takes any object as it is
         if t.kind == "ref" and s.kind == "ref":
             return t.name == s.name or self.objects(t.name, s.name, seen)
         if t.kind == "ref" or s.kind == "ref":
@@ -151,12 +160,13 @@ class _Fit:
             return False
         targets = {wire: (shape, required) for wire, shape, required in t_fields}
         sources = {wire: (shape, required) for wire, shape, required in s_fields}
-        if not sources.keys() <= targets.keys():
+        if not self.loose and not sources.keys() <= targets.keys():
             return False
         if any(req and not sources.get(w, (ANY, False))[1] for w, (_, req) in targets.items()):
             return False
         inner = seen | {key}
-        return all(self.fits(targets[w][0], shape, inner) for w, (shape, _) in sources.items())
+        shared = [(w, shape) for w, (shape, _) in sources.items() if w in targets]
+        return all(self.fits(targets[w][0], shape, inner) for w, shape in shared)
 
 
 def _plain_fits(t: Shape, s: Shape, fits: Callable[[Shape, Shape], bool]) -> bool:

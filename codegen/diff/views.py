@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
 
+from ..parser.naming import TAG_PREFERENCE
 from .shape import FieldShape, Shape
 
 TypeKind = Literal["object", "union", "alias"]
@@ -20,6 +22,9 @@ class FieldView:
     required: bool
     constraints: tuple[tuple[str, str], ...] = ()
     const: str | None = None
+    whole: bool = False
+    """The generated field is a ``dict[str, Any]`` (``_meta``, a tool's JSON Schemas): any
+    object converts into it as it is."""
 
     @property
     def summary(self) -> str:
@@ -35,6 +40,8 @@ class TypeView:
     kind: TypeKind
     fields: tuple[FieldView, ...] = ()
     open: bool = False
+    """The generated type keeps members it does not name (a ``dict``: a JSON Schema,
+    ``_meta``, an object with ``additionalProperties``), so a conversion into it drops nothing."""
     shape: Shape | None = None
     capability: bool = False
     inline: bool = False
@@ -127,6 +134,36 @@ class Surface:
         """Expand a named union or alias to its shape; None for an object or unknown name."""
         found = self.type_map.get(name)
         return found.shape if found is not None and found.kind != "object" else None
+
+    def tagged(self, shape: Shape) -> dict[str, tuple[str, str]] | None:
+        """A union's object members by name -> (tag member, tag value); None if untagged.
+
+        The converters tell a union's members apart by this tag (``type``); a union without
+        one on every object member is converted as a whole.
+        """
+        members = shape.args if shape.kind == "union" else (shape,)
+        found: dict[str, tuple[str, str]] = {}
+        for m in members:
+            view = self.type_map.get(m.name) if m.kind == "ref" else None
+            if view is None or view.kind != "object":
+                continue
+            consts = sorted(
+                ((f.wire, f.const) for f in view.fields if f.const is not None),
+                key=lambda c: TAG_PREFERENCE.index(c[0]) if c[0] in TAG_PREFERENCE else 99,
+            )
+            if not consts:
+                return None
+            wire, const = consts[0]
+            value = json.loads(const)
+            if not isinstance(value, str):
+                return None
+            found[m.name] = (wire, value)
+        return found or None
+
+    def open_object(self, name: str) -> bool:
+        """Whether a named object keeps whatever members it is given (a ``dict``)."""
+        found = self.type_map.get(name)
+        return found is not None and found.kind == "object" and found.open
 
     def object_fields(self, name: str) -> tuple[FieldShape, ...] | None:
         """The fields of a named object type; None for anything else."""

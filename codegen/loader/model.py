@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
@@ -116,16 +118,112 @@ def is_array(raw: object) -> TypeGuard[list[Any] | tuple[Any, ...]]:
     return isinstance(raw, list | tuple)
 
 
+JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "object", "array", "null"})
+"""The names a ``type`` keyword may hold."""
+
+
+def _is_type(value: object) -> bool:
+    if isinstance(value, str):
+        return value in JSON_TYPES
+    return (
+        is_array(value) and bool(value) and all(isinstance(t, str) and _is_type(t) for t in value)
+    )
+
+
+def _is_literal(value: object) -> bool:
+    return value is None or isinstance(value, str | int)
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_pattern(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        re.compile(value)
+    except re.error:
+        return False
+    return True
+
+
+def _is_str(value: object) -> bool:
+    return isinstance(value, str)
+
+
+def _is_schema(value: object) -> bool:
+    return isinstance(value, bool | Mapping)
+
+
+# What each keyword's value must be, and how to say so; a keyword outside this table takes
+# any JSON value (``default``).
+_SHAPES: dict[str, tuple[Callable[[object], bool], str]] = {
+    "$ref": (_is_str, "a string"),
+    "$schema": (_is_str, "a string"),
+    "type": (_is_type, f"one of {', '.join(sorted(JSON_TYPES))} or a list of them"),
+    "description": (_is_str, "a string"),
+    "title": (_is_str, "a string"),
+    "format": (_is_str, "a string"),
+    "pattern": (_is_pattern, "a regular expression"),
+    "properties": (lambda v: _object(v) is not None, "an object"),
+    "required": (lambda v: is_array(v) and all(map(_is_str, v)), "a list of strings"),
+    "additionalProperties": (_is_schema, "a schema or a boolean"),
+    "items": (_is_schema, "a schema"),
+    "anyOf": (lambda v: is_array(v) and bool(v), "a non-empty list of schemas"),
+    "allOf": (lambda v: is_array(v) and bool(v), "a non-empty list of schemas"),
+    "enum": (
+        lambda v: is_array(v) and bool(v) and all(map(_is_literal, v)),
+        "a non-empty list of strings, integers, booleans or nulls",
+    ),
+    "const": (_is_literal, "a string, an integer, a boolean or null"),
+    "minimum": (_is_number, "a number"),
+    "maximum": (_is_number, "a number"),
+    **dict.fromkeys(
+        ("minLength", "maxLength", "minItems", "maxItems"), (_is_count, "a non-negative integer")
+    ),
+}
+
+
+def _shape_problems(obj: Mapping[str, Any], pointer: str) -> list[Problem]:
+    """A problem for each keyword whose value is not of the kind JSON Schema requires."""
+    found: list[Problem] = []
+    for key in sorted(set(obj) - KNOWN_KEYWORDS):
+        found.append(Problem(Level.ERROR, pointer, f"unsupported JSON Schema keyword {key!r}"))
+    for key, (fits, expected) in _SHAPES.items():
+        if key in obj and not fits(obj[key]):
+            found.append(
+                Problem(
+                    Level.ERROR, f"{pointer}/{key}", f"must be {expected}, got {_short(obj[key])}"
+                )
+            )
+    return found
+
+
+def _short(value: object) -> str:
+    """``value`` as JSON, cut to a length that fits an error line."""
+    text = json.dumps(value, default=repr)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def parse_node(raw: Any, pointer: str, problems: list[Problem]) -> Node:
     """Build a ``Node`` from a raw JSON Schema value, reporting what it cannot represent."""
     obj = _object(raw)
     if raw is True or (obj is not None and not obj):
         return Node(pointer=pointer, is_any=True)
     if obj is None:
-        problems.append(Problem(Level.ERROR, pointer, f"expected a schema object, got {raw!r}"))
+        problems.append(
+            Problem(Level.ERROR, pointer, f"expected a schema object, got {_short(raw)}")
+        )
         return Node(pointer=pointer, is_any=True)
-    for key in sorted(set(obj) - KNOWN_KEYWORDS):
-        problems.append(Problem(Level.ERROR, pointer, f"unsupported JSON Schema keyword {key!r}"))
+    shape_problems = _shape_problems(obj, pointer)
+    if shape_problems:
+        problems.extend(shape_problems)
+        return Node(pointer=pointer, is_any=True)
     raw_type: object = obj.get("type", ())
     types = (raw_type,) if isinstance(raw_type, str) else tuple(str(t) for t in _array(raw_type))
     props_raw = _object(obj.get("properties", {})) or {}

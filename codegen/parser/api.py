@@ -117,6 +117,8 @@ def build_api(
     has_pages = any(c.page for c in client_calls)
     opening = {m.method: m.result_type for m in methods if m.result_type}
     connect_result = opening.get("initialize") or opening.get("server/discover") or "Result"
+    # What a progress callback takes; a schema without progress never calls one.
+    progress_params = {m.method: m.params_type for m in methods}.get("notifications/progress")
     client_imports = module_imports(
         _needs(client_calls, pages=True)
         | _needs(client_handlers, args=False)
@@ -124,7 +126,7 @@ def build_api(
         typing=("ClassVar",),
         # The iterators of paginated calls use UNSET and UnsetType themselves.
         msgspec=("UNSET", "UnsetType") * has_pages,
-        types=(connect_result,),
+        types=(connect_result, *filter(None, [progress_params])),
         specs=_specs(client_calls, client_notifies, extra=("TASKS",) * bool(tasks)),
     )
     server_imports = module_imports(
@@ -148,6 +150,7 @@ def build_api(
         has_output_schema=tool is not None
         and any(f.wire_name == "outputSchema" for f in tool.fields),
         connect_result=connect_result,
+        progress_params=progress_params or "object",
     )
 
 

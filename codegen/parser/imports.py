@@ -33,6 +33,7 @@ def module_imports(
         "typing": set(typing),
         "msgspec": set(msgspec),
         "tolerant": set(),
+        "recursive": set(),
     }
     type_names = set(types)
     for source, name in needs:
@@ -47,4 +48,5 @@ def module_imports(
         runtime=_sorted(runtime),
         specs=specs,
         tolerant=_sorted(by_source["tolerant"]),
+        recursive=_sorted(by_source["recursive"]),
     )

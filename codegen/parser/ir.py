@@ -51,7 +51,8 @@ class AliasIR:
     """A type alias (``Cursor = str``, a natively decodable union, a Literal).
 
     ``recursive`` aliases refer back to themselves (``JSONValue``): type checkers see the
-    recursive type, msgspec a run-time version with ``Any`` in place of the back reference.
+    recursive type, msgspec a run-time version whose back reference is a class the decode
+    hook checks against the alias (``runtime/core/recursive.py``).
     """
 
     name: str
@@ -155,6 +156,8 @@ class ImportsIR:
     specs: tuple[str, ...] = ()
     tolerant: tuple[str, ...] = ()
     """Names from the runtime's tolerant reading (``Unknown``)."""
+    recursive: tuple[str, ...] = ()
+    """Names from the runtime's recursive aliases (``recursive_alias``)."""
 
 
 @dataclass(frozen=True)
@@ -174,6 +177,8 @@ class ApiIR:
     has_output_schema: bool
     connect_result: str
     """What ``connect*`` return: ``InitializeResult``, or the ``server/discover`` result."""
+    progress_params: str
+    """The params type of ``notifications/progress``: what a call's progress callback takes."""
 
 
 @dataclass(frozen=True)

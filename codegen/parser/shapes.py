@@ -82,6 +82,19 @@ def struct(
     )
 
 
+def open_object(
+    ref: TypeRef, required: tuple[str, ...], consts: dict[str, Any], known: tuple[str, ...]
+) -> TypeExpr:
+    """Return an object kept whole as a ``dict`` that still names (and may require) members.
+
+    As a member of an untagged union it needs its required keys and constants like a Struct
+    (``Result`` of 2026-07-28 requires ``resultType``), so ``{}`` is not taken for it.
+    """
+    pairs: tuple[tuple[str, LiteralValue], ...] = tuple(sorted(consts.items()))
+    variant = VariantIR(ref, "object", tuple(sorted(required)), pairs, tuple(sorted(known)))
+    return TypeExpr(ref, "dict", variant)
+
+
 def literal(values: tuple[LiteralValue, ...]) -> TypeExpr:
     """Return a ``Literal[...]`` for const and enum values."""
     kinds = {type(v) for v in values}

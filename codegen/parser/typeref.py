@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Literal as _Literal
 from typing import TypeAlias
 
-Source = _Literal["typing", "msgspec", "types", "tolerant"]
-"""Where a name a reference needs comes from: typing, msgspec, the revision's types, or the
-runtime's tolerant reading (``Unknown``)."""
+Source = _Literal["typing", "msgspec", "types", "tolerant", "recursive"]
+"""Where a name a reference needs comes from: typing, msgspec, the revision's types, the
+runtime's tolerant reading (``Unknown``) or its recursive aliases (``recursive_alias``)."""
 Need = tuple[Source, str]
 """One name a rendered reference uses, with its source (``("typing", "Any")``)."""
 LiteralValue: TypeAlias = str | int | float | bool | None
@@ -41,7 +41,8 @@ class Spelling:
     annotated: str = "Annotated"
     qualifier: str = ""
     runtime: bool = False
-    """For run time: recursive references become ``Any`` (msgspec has no recursive aliases)."""
+    """For run time: a recursive reference becomes the runtime's ``recursive_alias`` class,
+    which the decode hook checks against the alias (msgspec has no recursive aliases)."""
 
 
 PLAIN = Spelling()
@@ -67,18 +68,21 @@ class Named:
 class Recursive:
     """A reference back to an alias still being defined (``JSONValue`` inside ``JSONValue``).
 
-    Type checkers see the name (quoted: it may not be defined yet); at run time it is ``Any``.
+    Type checkers see the name (quoted: it may not be defined yet); at run time it is a class
+    standing for the alias, found by name in the module's namespace when a value is decoded.
     """
 
     name: str
 
     def render(self, sp: Spelling = PLAIN) -> str:
         """The reference as Python source."""
-        return "Any" if sp.runtime else f'"{sp.qualifier}{self.name}"'
+        if sp.runtime:
+            return f'recursive_alias("{self.name}", globals())'
+        return f'"{sp.qualifier}{self.name}"'
 
     def needs(self) -> frozenset[Need]:
         """The names the rendered reference uses."""
-        return frozenset({("types", self.name), ("typing", "Any")})
+        return frozenset({("types", self.name), ("recursive", "recursive_alias")})
 
 
 @dataclass(frozen=True)

@@ -178,7 +178,9 @@ class _Typer:
             if isinstance(node.additional, Node)
             else ANY
         )
-        mapping = shapes.scalar(MapOf(value), "dict")
+        known = tuple(name for name, _ in node.properties)
+        consts = self.view.required_consts(node)
+        mapping = shapes.open_object(MapOf(value), tuple(node.required), consts, known)
         if node.properties and union_name is None:
             # An open object that names some members: a named alias keeps its intent visible.
             name = unique(context, self.taken, self.problems)

@@ -59,7 +59,8 @@ class PythonRenderer:
         return ref.render(self.plain)
 
     def runtime_type(self, ref: TypeRef) -> str:
-        """A type reference as msgspec sees it at run time (recursive references as ``Any``)."""
+        """A type reference as msgspec sees it at run time (recursive references as classes the
+        decode hook checks)."""
         return ref.render(self.runtime)
 
     def union(self, members: tuple[TypeRef, ...]) -> str:

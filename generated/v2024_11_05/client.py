@@ -53,6 +53,7 @@ from .types import (
     ListToolsRequestParams,
     ListToolsResult,
     LoggingLevel,
+    ProgressNotificationParams,
     Prompt,
     PromptReference,
     ReadResourceRequestParams,
@@ -90,7 +91,7 @@ class Client(ClientBase[InitializeResult]):
         ref: PromptReference | ResourceReference | Unknown,
         meta: dict[str, Any] | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> CompleteResult:
         """A request from the client to the server, to ask for completion options (``completion/complete``)."""
         return await self.request(
@@ -106,7 +107,7 @@ class Client(ClientBase[InitializeResult]):
         level: LoggingLevel,
         meta: dict[str, Any] | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> EmptyResult:
         """A request from the client to the server, to enable or adjust logging (``logging/setLevel``)."""
         return await self.request(
@@ -123,7 +124,7 @@ class Client(ClientBase[InitializeResult]):
         name: str,
         meta: dict[str, Any] | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> GetPromptResult:
         """Used by the client to get a prompt provided by the server (``prompts/get``)."""
         return await self.request(
@@ -139,7 +140,7 @@ class Client(ClientBase[InitializeResult]):
         cursor: str | UnsetType = UNSET,
         meta: dict[str, Any] | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> ListPromptsResult:
         """Sent from the client to request a list of prompts and prompt templates the server has (``prompts/list``)."""
         return await self.request(
@@ -168,7 +169,7 @@ class Client(ClientBase[InitializeResult]):
         cursor: str | UnsetType = UNSET,
         meta: dict[str, Any] | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> ListResourcesResult:
         """Sent from the client to request a list of resources the server has (``resources/list``)."""
         return await self.request(
@@ -197,7 +198,7 @@ class Client(ClientBase[InitializeResult]):
         uri: str,
         meta: dict[str, Any] | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> ReadResourceResult:
         """Sent from the client to the server, to read a specific resource URI (``resources/read``)."""
         return await self.request(
@@ -213,7 +214,7 @@ class Client(ClientBase[InitializeResult]):
         uri: str,
         meta: dict[str, Any] | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> EmptyResult:
         """Sent from the client to request resources/updated notifications from the server whenever a particular resource changes (``resources/subscribe``)."""
         return await self.request(
@@ -229,7 +230,7 @@ class Client(ClientBase[InitializeResult]):
         cursor: str | UnsetType = UNSET,
         meta: dict[str, Any] | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> ListResourceTemplatesResult:
         """Sent from the client to request a list of resource templates the server has (``resources/templates/list``)."""
         return await self.request(
@@ -258,7 +259,7 @@ class Client(ClientBase[InitializeResult]):
         uri: str,
         meta: dict[str, Any] | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> EmptyResult:
         """Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request (``resources/unsubscribe``)."""
         return await self.request(
@@ -275,7 +276,7 @@ class Client(ClientBase[InitializeResult]):
         name: str,
         meta: dict[str, Any] | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> CallToolResult:
         """Used by the client to invoke a tool provided by the server (``tools/call``)."""
         return await self.request(
@@ -291,7 +292,7 @@ class Client(ClientBase[InitializeResult]):
         cursor: str | UnsetType = UNSET,
         meta: dict[str, Any] | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> ListToolsResult:
         """Sent from the client to request a list of tools the server has (``tools/list``)."""
         return await self.request(

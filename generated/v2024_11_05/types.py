@@ -1159,7 +1159,7 @@ else:
             ("_meta", "content", "model", "role", "stopReason"),
         ),
         Variant(ListRootsResult, "object", ("roots",), (), ("_meta", "roots")),
-        Variant(Result, "object", (), ()),
+        Variant(Result, "object", (), (), ("_meta",)),
     )
 """One of: Result, CreateMessageResult, ListRootsResult (told apart by shape when decoding)."""
 
@@ -1307,7 +1307,7 @@ else:
         Variant(ListToolsResult, "object", ("tools",), (), ("_meta", "nextCursor", "tools")),
         Variant(CallToolResult, "object", ("content",), (), ("_meta", "content", "isError")),
         Variant(CompleteResult, "object", ("completion",), (), ("_meta", "completion")),
-        Variant(Result, "object", (), ()),
+        Variant(Result, "object", (), (), ("_meta",)),
     )
 """One of: Result, InitializeResult, ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult, ListPromptsResult, GetPromptResult, ListToolsResult, CallToolResult, CompleteResult (told apart by shape when decoding)."""
 

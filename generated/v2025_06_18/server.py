@@ -150,7 +150,7 @@ class ServerContext(BaseContext):
         await self.notify(NOTIFICATIONS_TOOLS_LIST_CHANGED, params)
 
 
-class Tools(ToolSet[Tool, CallToolResult]):
+class Tools(ToolSet[Tool, CallToolResult, ServerContext]):
     """Tools with their functions: ``definitions()`` for tools/list, ``call()`` for tools/call.
 
     Arguments are checked against each tool's inputSchema and structuredContent against its outputSchema; bad arguments

@@ -1431,7 +1431,7 @@ else:
         ),
         Variant(ListRootsResult, "object", ("roots",), (), ("_meta", "roots")),
         Variant(ElicitResult, "object", ("action",), (), ("_meta", "action", "content")),
-        Variant(Result, "object", (), ()),
+        Variant(Result, "object", (), (), ("_meta",)),
     )
 """One of: Result, CreateMessageResult, ListRootsResult, ElicitResult (told apart by shape when decoding)."""
 
@@ -1629,7 +1629,7 @@ else:
             ("_meta", "content", "isError", "structuredContent"),
         ),
         Variant(CompleteResult, "object", ("completion",), (), ("_meta", "completion")),
-        Variant(Result, "object", (), ()),
+        Variant(Result, "object", (), (), ("_meta",)),
     )
 """One of: Result, InitializeResult, ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult, ListPromptsResult, GetPromptResult, ListToolsResult, CallToolResult, CompleteResult (told apart by shape when decoding)."""
 

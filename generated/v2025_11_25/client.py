@@ -69,6 +69,7 @@ from .types import (
     LoggingLevel,
     NotificationParams,
     PaginatedRequestParams,
+    ProgressNotificationParams,
     Prompt,
     PromptReference,
     ReadResourceRequestParams,
@@ -117,7 +118,7 @@ class Client(ClientBase[InitializeResult]):
         context: CompleteRequestParamsContext | UnsetType = UNSET,
         ref: PromptReference | ResourceTemplateReference | Unknown,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> CompleteResult:
         """A request from the client to the server, to ask for completion options (``completion/complete``)."""
         return await self.request(
@@ -133,7 +134,7 @@ class Client(ClientBase[InitializeResult]):
         meta: dict[str, Any] | UnsetType = UNSET,
         level: LoggingLevel,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> EmptyResult:
         """A request from the client to the server, to enable or adjust logging (``logging/setLevel``)."""
         return await self.request(
@@ -150,7 +151,7 @@ class Client(ClientBase[InitializeResult]):
         arguments: dict[str, str] | UnsetType = UNSET,
         name: str,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> GetPromptResult:
         """Used by the client to get a prompt provided by the server (``prompts/get``)."""
         return await self.request(
@@ -166,7 +167,7 @@ class Client(ClientBase[InitializeResult]):
         meta: dict[str, Any] | UnsetType = UNSET,
         cursor: str | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> ListPromptsResult:
         """Sent from the client to request a list of prompts and prompt templates the server has (``prompts/list``)."""
         return await self.request(
@@ -195,7 +196,7 @@ class Client(ClientBase[InitializeResult]):
         meta: dict[str, Any] | UnsetType = UNSET,
         cursor: str | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> ListResourcesResult:
         """Sent from the client to request a list of resources the server has (``resources/list``)."""
         return await self.request(
@@ -224,7 +225,7 @@ class Client(ClientBase[InitializeResult]):
         meta: dict[str, Any] | UnsetType = UNSET,
         uri: str,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> ReadResourceResult:
         """Sent from the client to the server, to read a specific resource URI (``resources/read``)."""
         return await self.request(
@@ -240,7 +241,7 @@ class Client(ClientBase[InitializeResult]):
         meta: dict[str, Any] | UnsetType = UNSET,
         uri: str,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> EmptyResult:
         """Sent from the client to request resources/updated notifications from the server whenever a particular resource changes (``resources/subscribe``)."""
         return await self.request(
@@ -256,7 +257,7 @@ class Client(ClientBase[InitializeResult]):
         meta: dict[str, Any] | UnsetType = UNSET,
         cursor: str | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> ListResourceTemplatesResult:
         """Sent from the client to request a list of resource templates the server has (``resources/templates/list``)."""
         return await self.request(
@@ -285,7 +286,7 @@ class Client(ClientBase[InitializeResult]):
         meta: dict[str, Any] | UnsetType = UNSET,
         uri: str,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> EmptyResult:
         """Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request (``resources/unsubscribe``)."""
         return await self.request(
@@ -300,7 +301,7 @@ class Client(ClientBase[InitializeResult]):
         *,
         task_id: str,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> CancelTaskResult:
         """A request to cancel a task (``tasks/cancel``)."""
         return await self.request(
@@ -315,7 +316,7 @@ class Client(ClientBase[InitializeResult]):
         *,
         task_id: str,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> GetTaskResult:
         """A request to retrieve the state of a task (``tasks/get``)."""
         return await self.request(
@@ -328,7 +329,7 @@ class Client(ClientBase[InitializeResult]):
         meta: dict[str, Any] | UnsetType = UNSET,
         cursor: str | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> ListTasksResult:
         """A request to retrieve a list of tasks (``tasks/list``)."""
         return await self.request(
@@ -356,7 +357,7 @@ class Client(ClientBase[InitializeResult]):
         *,
         task_id: str,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> GetTaskPayloadResult:
         """A request to retrieve the result of a completed task (``tasks/result``)."""
         return await self.request(
@@ -374,7 +375,7 @@ class Client(ClientBase[InitializeResult]):
         name: str,
         task: TaskMetadata | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> CallToolResult:
         """Used by the client to invoke a tool provided by the server (``tools/call``)."""
         return await self.request(
@@ -392,7 +393,7 @@ class Client(ClientBase[InitializeResult]):
         name: str,
         task: TaskMetadata,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> CreateTaskResult:
         """Used by the client to invoke a tool provided by the server, as a task: answers ``CreateTaskResult`` at once (``tools/call``)."""
         return await self.request(
@@ -407,7 +408,7 @@ class Client(ClientBase[InitializeResult]):
         *,
         task_id: str,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> CallToolResult:
         """The result of a ``tools/call`` task, waiting until the task is done (``tasks/result``)."""
         return await self.request(
@@ -423,7 +424,7 @@ class Client(ClientBase[InitializeResult]):
         meta: dict[str, Any] | UnsetType = UNSET,
         cursor: str | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> ListToolsResult:
         """Sent from the client to request a list of tools the server has (``tools/list``)."""
         return await self.request(

@@ -2468,8 +2468,8 @@ else:
         Variant(ListTasksResult, "object", ("tasks",), (), ("_meta", "nextCursor", "tasks")),
         Variant(ListRootsResult, "object", ("roots",), (), ("_meta", "roots")),
         Variant(ElicitResult, "object", ("action",), (), ("_meta", "action", "content")),
-        Variant(Result, "object", (), ()),
-        Variant(GetTaskPayloadResult, "object", (), ()),
+        Variant(Result, "object", (), (), ("_meta",)),
+        Variant(GetTaskPayloadResult, "object", (), (), ("_meta",)),
     )
 """One of: Result, GetTaskResult, GetTaskPayloadResult, CancelTaskResult, ListTasksResult, CreateMessageResult, ListRootsResult, ElicitResult (told apart by shape when decoding)."""
 
@@ -2846,8 +2846,8 @@ else:
         ),
         Variant(ListTasksResult, "object", ("tasks",), (), ("_meta", "nextCursor", "tasks")),
         Variant(CompleteResult, "object", ("completion",), (), ("_meta", "completion")),
-        Variant(Result, "object", (), ()),
-        Variant(GetTaskPayloadResult, "object", (), ()),
+        Variant(Result, "object", (), (), ("_meta",)),
+        Variant(GetTaskPayloadResult, "object", (), (), ("_meta",)),
     )
 """One of: Result, InitializeResult, ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult, ListPromptsResult, GetPromptResult, ListToolsResult, CallToolResult, GetTaskResult, GetTaskPayloadResult, CancelTaskResult, ListTasksResult, CompleteResult (told apart by shape when decoding)."""
 

@@ -50,6 +50,7 @@ from .types import (
     ListRootsResult,
     ListToolsResult,
     PaginatedRequestParams,
+    ProgressNotificationParams,
     Prompt,
     PromptReference,
     ReadResourceRequestParams,
@@ -89,7 +90,7 @@ class Client(ClientBase[DiscoverResult]):
         context: CompleteRequestParamsContext | UnsetType = UNSET,
         ref: PromptReference | ResourceTemplateReference | Unknown,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> CompleteResult:
         """A request from the client to the server, to ask for completion options (``completion/complete``)."""
         return await self.request(
@@ -108,7 +109,7 @@ class Client(ClientBase[DiscoverResult]):
         name: str,
         request_state: str | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> GetPromptResult:
         """Used by the client to get a prompt provided by the server (``prompts/get``)."""
         return await self.request(
@@ -130,7 +131,7 @@ class Client(ClientBase[DiscoverResult]):
         meta: dict[str, Any] | UnsetType = UNSET,
         cursor: str | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> ListPromptsResult:
         """Sent from the client to request a list of prompts and prompt templates the server has (``prompts/list``)."""
         return await self.request(
@@ -159,7 +160,7 @@ class Client(ClientBase[DiscoverResult]):
         meta: dict[str, Any] | UnsetType = UNSET,
         cursor: str | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> ListResourcesResult:
         """Sent from the client to request a list of resources the server has (``resources/list``)."""
         return await self.request(
@@ -190,7 +191,7 @@ class Client(ClientBase[DiscoverResult]):
         request_state: str | UnsetType = UNSET,
         uri: str,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> ReadResourceResult:
         """Sent from the client to the server, to read a specific resource URI (``resources/read``)."""
         return await self.request(
@@ -208,7 +209,7 @@ class Client(ClientBase[DiscoverResult]):
         meta: dict[str, Any] | UnsetType = UNSET,
         cursor: str | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> ListResourceTemplatesResult:
         """Sent from the client to request a list of resource templates the server has (``resources/templates/list``)."""
         return await self.request(
@@ -236,7 +237,7 @@ class Client(ClientBase[DiscoverResult]):
         *,
         meta: dict[str, Any] | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> DiscoverResult:
         """A request from the client asking the server to advertise its supported (``server/discover``)."""
         return await self.request(
@@ -249,7 +250,7 @@ class Client(ClientBase[DiscoverResult]):
         meta: dict[str, Any] | UnsetType = UNSET,
         notifications: SubscriptionFilter,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> SubscriptionsListenResult:
         """Sent from the client to open a long-lived channel for receiving notifications (``subscriptions/listen``)."""
         return await self.request(
@@ -268,7 +269,7 @@ class Client(ClientBase[DiscoverResult]):
         name: str,
         request_state: str | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> CallToolResult:
         """Used by the client to invoke a tool provided by the server (``tools/call``)."""
         return await self.request(
@@ -290,7 +291,7 @@ class Client(ClientBase[DiscoverResult]):
         meta: dict[str, Any] | UnsetType = UNSET,
         cursor: str | UnsetType = UNSET,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[ProgressNotificationParams] | None = None,
     ) -> ListToolsResult:
         """Sent from the client to request a list of tools the server has (``tools/list``)."""
         return await self.request(

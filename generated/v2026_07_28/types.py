@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 from msgspec import UNSET, Meta, UnsetType, field
 
 from .._runtime.core.base import MCPStruct
+from .._runtime.core.recursive import recursive_alias
 from .._runtime.core.tolerant import Unknown
 from .._runtime.core.unions import Variant, untagged_union
 
@@ -2904,13 +2905,15 @@ values are the client's result for each request."""
 if TYPE_CHECKING:
     JSONObject: TypeAlias = dict[str, "JSONValue"]
 else:
-    JSONObject: TypeAlias = dict[str, Any]
+    JSONObject: TypeAlias = dict[str, recursive_alias("JSONValue", globals())]
 """The `JSONObject` type of the MCP schema."""
 
 if TYPE_CHECKING:
     JSONValue: TypeAlias = JSONObject | list["JSONValue"] | str | int | float | bool
 else:
-    JSONValue: TypeAlias = JSONObject | list[Any] | str | int | float | bool
+    JSONValue: TypeAlias = (
+        JSONObject | list[recursive_alias("JSONValue", globals())] | str | int | float | bool
+    )
 """The `JSONValue` type of the MCP schema."""
 
 JSONArray: TypeAlias = list[JSONValue]
@@ -3238,7 +3241,7 @@ else:
             (("resultType", "input_required"),),
             ("_meta", "inputRequests", "requestState", "resultType"),
         ),
-        Variant(Result, "object", (), ()),
+        Variant(Result, "object", ("resultType",), (), ("_meta", "resultType")),
     )
 """One of: Result, InputRequiredResult, DiscoverResult, ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult, SubscriptionsListenResult, ListPromptsResult, GetPromptResult, ListToolsResult, CallToolResult, CompleteResult (told apart by shape when decoding)."""
 

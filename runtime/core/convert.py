@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeAlias
 import msgspec
 
 from .codec import convert
-from .errors import ConversionError
+from .errors import INTERNAL_ERROR, ConversionError
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,8 +326,11 @@ Chain: TypeAlias = tuple[tuple[Step, str], ...]
 """The steps from one revision to another, each with the name of the value's row there."""
 
 
-def apply_chain(chain: Chain, data: Any, path: str = "") -> Any:
-    """Apply a chain of steps to the JSON builtins of one value (in place); return it."""
+def apply_chain(chain: Chain, data: Any, path: str = "", code: int = INTERNAL_ERROR) -> Any:
+    """Apply a chain of steps to the JSON builtins of one value (in place); return it.
+
+    A refusal is a ``ConversionError`` with ``code``.
+    """
     for step, name in chain:
         found = step.rows.get(name)
         if found is not None and data.__class__ is dict:
@@ -337,7 +340,7 @@ def apply_chain(chain: Chain, data: Any, path: str = "") -> Any:
             except _Refused as exc:
                 where = (path or name) + "".join(reversed(exc.where))
                 raise ConversionError(
-                    f"cannot convert {where} from {step.source} to {step.target}: {exc.why}"
+                    f"cannot convert {where} from {step.source} to {step.target}: {exc.why}", code
                 ) from None
     return data
 
@@ -369,17 +372,20 @@ def chain(
     return tuple(out)
 
 
-def convert_value(chain: Chain, value: Any, target: Any, path: str = "") -> Any:
+def convert_value(
+    chain: Chain, value: Any, target: Any, path: str = "", code: int = INTERNAL_ERROR
+) -> Any:
     """Convert a generated value through ``chain`` into the ``target`` type.
 
-    Raises ``ConversionError`` naming the member the target cannot take.
+    Raises ``ConversionError`` (with ``code``: what the value's receiver answers) naming the
+    member the target cannot take.
     """
     data = msgspec.to_builtins(value)
     if chain:
-        apply_chain(chain, data, path)
+        apply_chain(chain, data, path, code)
     try:
         return convert(data, target, tolerant=False)
     except msgspec.ValidationError as exc:
         where = path or (chain[-1][1] if chain else "value")
         into = chain[-1][0].target if chain else "the target"
-        raise ConversionError(f"cannot convert {where} to {into}: {exc}") from None
+        raise ConversionError(f"cannot convert {where} to {into}: {exc}", code) from None

@@ -7,6 +7,7 @@ into an error response (when one is due) and reports it as a ``ProtocolViolation
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Final
 
 import msgspec
@@ -71,6 +72,19 @@ class MCPError(Exception):
         return cls(error.code, error.message, data)
 
 
+class ToolError(Exception):
+    """Raised by a tool on purpose: the client reads its message in a tool error result.
+
+    Any other exception from a tool is logged on the server with its traceback, and the client
+    reads a generic text that leaks nothing of the server's internals.
+    """
+
+
+class RoundTripSignal(Exception):
+    """Raised inside a 2026-07-28 handler for the multi round-trip driver to answer (input
+    required, a missing client capability, a bad input response): never a handler's failure."""
+
+
 class RequestTimeout(Exception):
     """A request got no response in time; it was cancelled on the wire."""
 
@@ -96,13 +110,17 @@ class SessionExpired(Exception):
 
 
 class MissingDependency(ImportError):
-    """An optional package that a feature needs is not installed; the message names the extra."""
+    """An optional package that a feature needs is not installed; the message names the extra
+    and the two ways to install it: the generated package's requirements file, or the extra
+    from a checkout of mcpgen (it is on no package index)."""
 
     def __init__(self, package: str, extra: str, feature: str) -> None:
+        name = "requirements.txt" if extra == "runtime" else f"requirements-{extra}.txt"
+        beside = Path(__file__).resolve().parents[2] / name  # <package>/_runtime/core/errors.py
+        where = str(beside) if beside.is_file() else f"<generated package>/{name}"
         super().__init__(
-            f"{feature} needs {package}, which is not installed: install the {extra!r} extra "
-            f"(pip install 'mcpgen[{extra}]', or pip install -r requirements-{extra}.txt "
-            "from the generated package)",
+            f"{feature} needs {package}, which is not installed: install the {extra!r} extra: "
+            f'pip install -r {where} (or, in a checkout of mcpgen, pip install ".[{extra}]")',
             name=package,
         )
         self.package = package
@@ -112,9 +130,10 @@ class MissingDependency(ImportError):
 class ConversionError(MCPError):
     """A value cannot be converted to another revision: it names the member and the reason.
 
-    An ``MCPError`` (internal error), so a handler's result that an older client cannot take
-    is answered as an error response instead of ending the session.
+    An ``MCPError`` (internal error by default), so a handler's result that an older client
+    cannot take is answered as an error response instead of ending the session; params the
+    peer sent that cannot be converted are invalid params (``code``).
     """
 
-    def __init__(self, message: str) -> None:
-        super().__init__(INTERNAL_ERROR, message)
+    def __init__(self, message: str, code: int = INTERNAL_ERROR) -> None:
+        super().__init__(code, message)

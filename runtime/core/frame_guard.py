@@ -155,18 +155,42 @@ def _usable_id(value: Any) -> bool:
 
 def shape_problem(env: Message) -> str | None:
     """What makes one decoded message invalid JSON-RPC 2.0, or None (the session's rules)."""
-    if env.jsonrpc != "2.0":
+    answer = (env.result is not UNSET, env.error is not UNSET)
+    return _shape_problem(env.jsonrpc, env.id, env.method, *answer)
+
+
+def object_problem(message: dict[str, Any]) -> str | None:
+    """``shape_problem`` for a message decoded to builtins (how the stateless era reads it)."""
+    found = message.get
+    answer = ("result" in message, "error" in message)
+    return _shape_problem(found("jsonrpc"), found("id", UNSET), found("method", UNSET), *answer)
+
+
+def _shape_problem(
+    jsonrpc: Any, id_: Any, method: Any, has_result: bool, has_error: bool
+) -> str | None:
+    """The JSON-RPC 2.0 rules on one message's members, in every era and on every transport.
+
+    An id may be absent (a notification), null (an error answering no request) or a string
+    or integer; anything else (an array, an object, a float, a boolean) is refused, so the
+    error is addressed to id null.
+    """
+    if jsonrpc != "2.0":
         return '"jsonrpc" must be "2.0"'
-    answer = env.result is not UNSET or env.error is not UNSET
-    if isinstance(env.method, str):
+    if id_ is not UNSET and id_ is not None and not _usable_id(id_):
+        return "an id must be a string or an integer"
+    if method is not UNSET and not isinstance(method, str):
+        return '"method" must be a string'
+    answer = has_result or has_error
+    if isinstance(method, str):
         if answer:
             return "a request must not carry result or error"
-        if env.id is not UNSET and not _usable_id(env.id):
+        if id_ is None:
             return "a request id must be a string or an integer"
         return None
-    if env.result is not UNSET and env.error is not UNSET:
+    if has_result and has_error:
         return "a response must not carry both result and error"
-    if env.result is not UNSET and not _usable_id(env.id):
+    if has_result and not _usable_id(id_):
         return "a response needs the id of its request"
     if not answer:
         return "a message needs a method, a result or an error"

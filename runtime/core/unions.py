@@ -15,14 +15,17 @@ a variant needs the hook at all (msgspec's ``convert`` is several times slower w
 from __future__ import annotations
 
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, TypeGuard
 
 import msgspec
+import msgspec.inspect as mi
 
 UNKNOWN_TAG: Final = "\x00unknown"
 """The tag of the bare ``Unknown`` member (no peer sends it): tolerant reading's placeholder."""
+KIND_KEY: Final = "type"
+"""The key whose value tells the members of an open union apart (a content block's kind)."""
 
 _KIND_CHECKS: dict[str, tuple[type, ...]] = {
     "array": (list,),
@@ -51,6 +54,11 @@ class Variant:
         """How many keys of an object value this variant knows."""
         return sum(1 for key in value if key in self.known) if _is_object(value) else 0
 
+    def takes_kind(self, kind: object) -> bool:
+        """Whether this variant's ``type`` may be ``kind`` (any value when it names none)."""
+        kinds = kinds_of(self.type)
+        return kinds is None or (isinstance(kind, Hashable) and kind in kinds)
+
     def matches(self, value: Any) -> bool:
         """Whether ``value`` has this variant's shape (its fields are checked by msgspec after)."""
         if self.kind == "object":
@@ -68,6 +76,26 @@ class Variant:
         if isinstance(value, bool) and bool not in checks:
             return False
         return isinstance(value, checks)
+
+
+_KINDS: dict[Any, frozenset[object] | None] = {}
+
+
+def kinds_of(tp: Any) -> frozenset[object] | None:
+    """The values a Struct's ``type`` field takes (its tag, or its literal), or None: any."""
+    if tp in _KINDS:
+        return _KINDS[tp]
+    found: frozenset[object] | None = None
+    info = mi.type_info(tp) if isinstance(tp, type) and issubclass(tp, msgspec.Struct) else None
+    if isinstance(info, mi.StructType):
+        if info.tag_field == KIND_KEY:
+            found = frozenset({info.tag})
+        for field in info.fields:
+            inner = field.type.type if isinstance(field.type, mi.Metadata) else field.type
+            if field.encode_name == KIND_KEY and isinstance(inner, mi.LiteralType):
+                found = frozenset(inner.values)
+    _KINDS[tp] = found  # generated types only: a fixed, small set
+    return found
 
 
 def _is_object(value: object) -> TypeGuard[dict[str, Any]]:
@@ -169,7 +197,16 @@ class _UnionMeta(type):
         return type.__subclasscheck__(cls, subclass) or issubclass(subclass, cls._bases)
 
 
-class UntaggedUnion(metaclass=_UnionMeta):
+class HookDecoded(metaclass=_UnionMeta):
+    """Base of the run-time classes msgspec hands to ``dec_hook``: unions, recursive aliases."""
+
+    @classmethod
+    def decode_value(cls, value: Any) -> Any:
+        """Convert an already-decoded JSON value into a value of this type."""
+        raise NotImplementedError
+
+
+class UntaggedUnion(HookDecoded):
     """Marker base of the run-time classes standing for untagged unions."""
 
     variants: ClassVar[tuple[Variant, ...]] = ()
@@ -205,7 +242,10 @@ class UntaggedUnion(metaclass=_UnionMeta):
     @classmethod
     def _decode_among(cls, candidates: list[_Entry], value: Any) -> Any:
         """Convert ``value`` to the candidate that explains most of it and converts."""
-        if len(candidates) > 1 and isinstance(value, dict):
+        kind: object = value.get(KIND_KEY, _UNSEEN) if _is_object(value) else _UNSEEN
+        if kind is not _UNSEEN:  # a variant whose ``type`` refuses the value's cannot be it
+            candidates = [entry for entry in candidates if entry[0].takes_kind(kind)]
+        if len(candidates) > 1 and _is_object(value):
             # A value that fits several shapes goes to the variant that explains most of it.
             candidates.sort(key=lambda entry: -entry[0].score(value))
         first: str | None = None
@@ -220,8 +260,29 @@ class UntaggedUnion(metaclass=_UnionMeta):
                     first = f"{message}{inner} of {_type_name(variant.type)}"
         if first is not None:
             raise ValueError(first)
+        near = [v for v in cls.variants if v.takes_kind(kind) and kinds_of(v.type)]
+        if near:  # a kind the union defines, without what its members need
+            lacks = ", ".join(f"{_type_name(v.type)} {_lacks(v, value)}" for v in near)
+            raise ValueError(f"Object of type {_json(kind)} fits no member: {lacks}")
         names = ", ".join(_type_name(v.type) for v in cls.variants)
-        raise ValueError(f"Expected one of {names}, got a value that matches none")
+        got = "a value" if kind is _UNSEEN else f"an object of type {_json(kind)}"
+        raise ValueError(f"Expected one of {names}, got {got} that matches none")
+
+
+def _lacks(variant: Variant, value: dict[str, Any]) -> str:
+    """What ``value`` lacks to have ``variant``'s shape (missing keys, other constants)."""
+    missing = [f"`{key}`" for key in variant.required if key not in value]
+    missing += [f"`{m}.{key}`" for m, key in variant.nested if not _holds(value.get(m), key)]
+    wrong = [f"`{k}` {_json(c)}" for k, c in variant.consts if k in value and value[k] != c]
+    parts = ([f"needs {', '.join(missing)}"] if missing else []) + (
+        [f"wants {', '.join(wrong)}"] if wrong else []
+    )
+    return " and ".join(parts) or "refuses it"
+
+
+def _json(value: object) -> str:
+    """A value as JSON text, for messages."""
+    return msgspec.json.encode(value).decode()
 
 
 def _type_name(tp: Any) -> str:
@@ -261,9 +322,10 @@ def _is_class(value: object) -> TypeGuard[type[Any]]:
 
 
 def dec_hook(tp: Any, value: Any) -> Any:
-    """The msgspec ``dec_hook`` that decodes untagged unions; pass it to every Decoder."""
+    """The msgspec ``dec_hook`` that decodes untagged unions and recursive aliases; pass it
+    to every Decoder."""
     meta: object = tp.__class__
-    if meta is _UnionMeta:  # the only metaclass of unions (no cast call: a hot path)
-        union: type[UntaggedUnion] = tp
-        return union.decode_value(value)
+    if meta is _UnionMeta:  # the only metaclass of hooked types (no cast call: a hot path)
+        hooked: type[HookDecoded] = tp
+        return hooked.decode_value(value)
     raise NotImplementedError(f"mcpgen runtime cannot decode type {tp!r}")

@@ -72,6 +72,7 @@ class ConnectResultLike(Protocol):
 
 
 InitT = TypeVar("InitT", bound=ConnectResultLike)
+ClientT = TypeVar("ClientT", bound="ClientBase[Any]")
 
 
 class ClientBase(Connection, Generic[InitT]):
@@ -215,9 +216,9 @@ class ClientBase(Connection, Generic[InitT]):
     @staticmethod
     async def handshake(
         transport: Transport,
-        clients: Sequence[ClientBase[Any]],
+        clients: Sequence[ClientT],
         describe_close: Callable[[], str] | None = None,
-    ) -> ClientBase[Any]:
+    ) -> ClientT:
         """Run ``initialize`` for several revisions' clients at once (see ``connect_any``)."""
         if not clients:
             raise ValueError("connect_any needs at least one client")
@@ -255,7 +256,7 @@ class ClientBase(Connection, Generic[InitT]):
         spec: MethodSpec[Any, Any],
         params: Any,
         timeout: float | None,
-        progress: ProgressCallback | None,
+        progress: ProgressCallback[Any] | None,
     ) -> Any:
         """Send one request; if the server ended the HTTP session, start a new one and retry."""
         if self.modern is not None:  # 2026-07-28: per-request _meta, MRTR (modern_client.py)
@@ -304,9 +305,9 @@ class ClientBase(Connection, Generic[InitT]):
 
 async def connect_any(
     transport: Transport,
-    clients: Sequence[ClientBase[Any]],
+    clients: Sequence[ClientT],
     describe_close: Callable[[], str] | None = None,
-) -> ClientBase[Any]:
+) -> ClientT:
     """Negotiate among several revisions' clients; return the one the server's version chose.
 
     The newest client proposes its version; if the server answers an older one that another

@@ -24,8 +24,9 @@ import asyncio
 import contextlib
 import copy
 import itertools
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import Any, Final, Protocol, cast
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar, cast
 
 import msgspec
 
@@ -45,7 +46,13 @@ from .modern_connection import (
     field,
     obj,
 )
+from .peer import ProgressCallback, report_progress
 from .subscriptions import SUBSCRIPTION_ID
+
+if TYPE_CHECKING:
+    from .client import ClientBase
+
+log = logging.getLogger(__name__)
 
 MODERN_ERRORS: Final = frozenset({-32020, -32021, -32022})
 """Errors only a modern server sends: the server is modern even though it refused."""
@@ -61,6 +68,8 @@ _INPUT_ROUTES: Final = {
 
 Frame = dict[str, Any]
 OnNotification = Callable[[str, Any], Awaitable[None]]
+ModernT = TypeVar("ModernT", bound="ClientBase[Any]")
+LegacyT = TypeVar("LegacyT", bound="ClientBase[Any]")
 
 
 class LegacyServer(Exception):
@@ -245,12 +254,14 @@ class ModernSession:
         method: str,
         params: Any,
         timeout: float | None = None,
-        progress: Callable[..., Awaitable[None]] | None = None,
+        progress: ProgressCallback[Any] | None = None,
     ) -> Any:
         """Send a request, answer input rounds, return the typed result."""
         spec = self.client.METHODS[method]
         body = obj(msgspec.to_builtins(params))
-        related = _progress_relay(progress) if progress is not None else None
+        related = None
+        if progress is not None:
+            related = _progress_relay(progress, self.client.METHODS["notifications/progress"])
         if progress is not None:
             body["_meta"] = {**obj(body.get("_meta")), "progressToken": f"p{id(body)}"}
         for _ in range(self.max_rounds):
@@ -366,10 +377,19 @@ def _retry_same_version(response: Frame, version: str) -> bool:
     return isinstance(supported, list) and version in cast("list[object]", supported)
 
 
-def _progress_relay(progress: Callable[..., Awaitable[None]]) -> OnNotification:
+def _progress_relay(progress: ProgressCallback[Any], spec: Any) -> OnNotification:
+    """Hand each progress notification of one request to its callback, as the revision's
+    typed params (as the initialize era does); params that do not fit are dropped."""
+
     async def relay(method: str, params: Any) -> None:
-        if method == "notifications/progress":
-            await progress(params.get("progress"), params.get("total"), params.get("message"))
+        if method != "notifications/progress":
+            return
+        try:
+            typed = convert(params, spec.params)
+        except msgspec.ValidationError as exc:
+            log.warning("progress notification dropped: %s", exc)
+            return
+        await report_progress(progress, typed, params.get("progressToken"))
 
     return relay
 
@@ -430,12 +450,12 @@ async def connect_modern(
 
 
 async def connect_auto(
-    modern: Any,
-    legacy: Sequence[Any],
+    modern: ModernT,
+    legacy: Sequence[LegacyT],
     open_transport: Callable[[], Awaitable[Transport]],
     *,
     probe_timeout: float = DEFAULT_PROBE_TIMEOUT,
-) -> Any:
+) -> ModernT | LegacyT:
     """Connect over a stream transport in auto mode; return the client that connected.
 
     Probe with ``server/discover`` (modern client); on a legacy answer, silence, or exit, the

@@ -14,9 +14,8 @@ import contextvars
 import inspect
 import logging
 import sys
-import types
-from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
-from typing import Any, cast
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -45,14 +44,17 @@ from ..core.methods import MethodSpec
 from ..core.session import Session
 from ..core.wire import Inbound, Outbound
 from ..transports.base import Transport
+from .running import RequestTasks
 
 __all__ = ["MCPError", "Peer", "ProgressCallback", "RequestTimeout"]
 
 logger = logging.getLogger(__name__)
 """Where a failing handler or callback is reported (the peer keeps going)."""
 
-ProgressCallback = Callable[[Any], Awaitable[None] | None]
-"""Called with each ``notifications/progress`` params for a request we sent."""
+ProgressParamsT = TypeVar("ProgressParamsT")
+ProgressCallback = Callable[[ProgressParamsT], Awaitable[None] | None]
+"""Called with each ``notifications/progress`` params for a request we sent (the revision's
+``ProgressNotificationParams``); sync or async."""
 RequestHandler = Callable[[Request], Awaitable[Any]]
 """Answers one incoming request: returns the result, or raises ``MCPError``."""
 NotificationHandler = Callable[[Notification], Awaitable[None] | None]
@@ -84,8 +86,8 @@ class Peer:
         self._describe_close = describe_close
         self._write_lock = asyncio.Lock()
         self._waiting: dict[int, asyncio.Future[Any]] = {}
-        self._progress: dict[int, ProgressCallback] = {}
-        self._handlers: dict[RequestId, asyncio.Task[None]] = {}
+        self._progress: dict[int, ProgressCallback[Any]] = {}
+        self._handlers = RequestTasks()
         self._closed: ConnectionClosed | None = None
         self.drain_timeout = DRAIN_TIMEOUT_S
         self.violations: list[ProtocolViolation] = []
@@ -153,7 +155,7 @@ class Peer:
         params: Any = None,
         *,
         timeout: float | None = None,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[Any] | None = None,
         progress_token: str | int | None = None,
     ) -> Any:
         """Send a request and return its decoded result; raise ``MCPError`` on an error answer."""
@@ -248,9 +250,7 @@ class Peer:
                 frame = await self.transport.read()
                 if frame is None:
                     if self._handlers:
-                        await asyncio.wait(
-                            list(self._handlers.values()), timeout=self.drain_timeout
-                        )
+                        await asyncio.wait(self._handlers.tasks(), timeout=self.drain_timeout)
                     break
                 for event in self.session.receive(frame):
                     await self._handle(event)
@@ -273,9 +273,7 @@ class Peer:
     async def _handle(self, event: Event) -> None:
         if isinstance(event, Request):
             # Started at once: a handler that answers without waiting costs no task, no turn.
-            task = start_eagerly(self._answer(event))
-            if task is not None:
-                self._handlers[event.id] = task
+            self._handlers.start(event.id, self._answer(event))
         elif isinstance(event, Notification):
             try:
                 outcome = self._on_notification(event)
@@ -291,9 +289,7 @@ class Peer:
         elif isinstance(event, InvalidResponse):
             self._settle(event.id, error=event.error)
         elif isinstance(event, Cancelled):
-            handler = self._handlers.get(event.request_id)
-            if handler is not None:
-                handler.cancel()
+            self._handlers.cancel(event.request_id)
         elif isinstance(event, Progress):
             await self._report_progress(event)
         else:
@@ -313,14 +309,8 @@ class Peer:
 
     async def _report_progress(self, event: Progress) -> None:
         callback = self._progress.get(event.request_id)
-        if callback is None:
-            return
-        try:
-            outcome = callback(event.params)
-            if inspect.isawaitable(outcome):
-                await outcome
-        except Exception:
-            logger.exception("progress callback of request %s failed", event.request_id)
+        if callback is not None:
+            await report_progress(callback, event.params, event.request_id)
 
     async def _answer(self, request: Request) -> None:
         """Run the handler of one incoming request and send its result or error."""
@@ -334,9 +324,9 @@ class Peer:
             self.session.send_error(request.id, exc.code, exc.message, _data(exc.data))
         except RemoteProtocolError as exc:
             self.session.send_error(request.id, exc.code, exc.message, exc.data)
-        except Exception as exc:
+        except Exception:  # logged here; the client reads no detail of our internals
             logger.exception("handler of %s (request %s) failed", request.method, request.id)
-            self.session.send_error(request.id, INTERNAL_ERROR, f"Internal error: {exc}")
+            self.session.send_error(request.id, INTERNAL_ERROR, "Internal error")
         else:
             try:
                 self.session.send_response(request.id, result)
@@ -344,7 +334,7 @@ class Peer:
                 logger.exception("cannot send the answer to %s %s", request.method, request.id)
                 self.session.send_error(request.id, INTERNAL_ERROR, f"Internal error: {exc}")
         finally:
-            self._handlers.pop(request.id, None)
+            self._handlers.answered(request.id)
         await self.flush()
 
     # -- closing -------------------------------------------------------------------------
@@ -356,8 +346,7 @@ class Peer:
         for future in self._waiting.values():
             if not future.done():
                 future.set_exception(self._closed)
-        for task in self._handlers.values():
-            task.cancel()
+        self._handlers.cancel_all()
 
     @property
     def closed(self) -> bool:
@@ -373,39 +362,16 @@ class Peer:
 _TOKENS = iter(range(1, sys.maxsize))
 
 
-def start_eagerly(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:
-    """Run ``coro`` now, in a copy of the context, up to its first wait; then go on in a Task.
-
-    Returns the Task, or None when ``coro`` finished without waiting. (Python 3.12's
-    ``eager_start`` does the same; this works on 3.11.)
-    """
-    context = contextvars.copy_context()
+async def report_progress(
+    callback: ProgressCallback[ProgressParamsT], params: ProgressParamsT, request: object
+) -> None:
+    """Call a progress callback (sync or async); its failure is logged, never raised."""
     try:
-        waiting_on = context.run(coro.send, None)
-    except StopIteration:
-        return None
-    # types.coroutine makes the generator a coroutine at run time; typeshed says Awaitable.
-    resumed = cast("Coroutine[Any, Any, None]", _resume(coro, waiting_on))
-    task: asyncio.Task[None] = asyncio.get_running_loop().create_task(resumed, context=context)
-    return task
-
-
-@types.coroutine
-def _resume(coro: Coroutine[Any, Any, None], waiting_on: Any) -> Generator[Any, Any, None]:
-    """Drive a started coroutine on: pass what it waits on to the Task, and back what comes."""
-    while True:
-        try:
-            sent = yield waiting_on
-        except BaseException as exc:  # cancellation and the like go into the coroutine
-            try:
-                waiting_on = coro.throw(exc)
-            except StopIteration:
-                return
-        else:
-            try:
-                waiting_on = coro.send(sent)
-            except StopIteration:
-                return
+        outcome = callback(params)
+        if inspect.isawaitable(outcome):
+            await outcome
+    except Exception:
+        logger.exception("progress callback of request %s failed", request)
 
 
 def _next_token() -> int:

@@ -16,9 +16,6 @@ task runs.
 from __future__ import annotations
 
 import asyncio
-import sys
-import time
-import traceback
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
@@ -30,9 +27,10 @@ from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MCPE
 from ..core.events import Request
 from ..core.lifecycle import as_json, has_capability
 from ..core.methods import MethodSpec
-from ..core.tasks import RELATED_TASK, TERMINAL, may_move, related
+from ..core.tasks import RELATED_TASK, TERMINAL, related
 from .peer import CURRENT_REQUEST
 from .taskstore import InMemoryTaskStore, TaskRecord, TaskStore
+from .taskwork import TaskWork
 
 if TYPE_CHECKING:
     from .connection import Connection, Handler
@@ -65,6 +63,9 @@ class TaskSupport:
     """Whether to send ``notifications/tasks/status`` on each status change."""
     immediate_response: str | None = None
     """A tool result for the model while a ``tools/call`` task runs (spec: provisional)."""
+    begins_in_handler: Collection[str] = ()
+    """2026-07-28 extension: tools whose handler makes the call a task itself, with
+    ``begin_task(ctx)`` after its MRTR rounds; other task tools are tasks from the start."""
 
 
 def task_capabilities(
@@ -168,22 +169,14 @@ class TaskRunner:
         self.support = support
         self.variants = variants
         self.owner = uuid.uuid4().hex
-        self._running: dict[str, tuple[TaskRecord, asyncio.Task[None]]] = {}
+        self.work = TaskWork(support.store, self._announce if support.notify else None)
 
     async def close(self) -> None:
         """Stop the handlers still running: their requestor's connection is gone.
 
         Their tasks become ``cancelled``, so that they no longer hold a place in the store.
         """
-        running = list(self._running.values())
-        self._running.clear()
-        for record, runner in running:
-            runner.cancel()
-            if may_move(record.status, "cancelled"):
-                record.status = "cancelled"
-                record.status_message = "The requestor's connection closed."
-                record.updated = max(self.clock(), record.created)
-                await self.support.store.save(record)
+        await self.work.close("The requestor's connection closed.")
 
     def install(self) -> None:
         """Answer ``tasks/*`` on the connection (unless the owner overrides them)."""
@@ -225,12 +218,11 @@ class TaskRunner:
         token = CURRENT_REQUEST.set(None)
         try:
             runner = asyncio.get_running_loop().create_task(
-                self._run(record, handler, request.params, context)
+                self.work.settle(record, handler(request.params, context))
             )
         finally:
             CURRENT_REQUEST.reset(token)
-        self._running[record.task_id] = (record, runner)
-        runner.add_done_callback(lambda _: self._running.pop(record.task_id, None))
+        self.work.track(record, runner)
         created: dict[str, Any] = {"task": record.wire()}
         if self.support.immediate_response is not None and request.method == "tools/call":
             created["_meta"] = {IMMEDIATE_RESPONSE: self.support.immediate_response}
@@ -249,55 +241,14 @@ class TaskRunner:
                 METHOD_NOT_FOUND, f"Tool {params.get('name')!r} must be called as a task"
             )
 
-    async def _run(self, record: TaskRecord, handler: Handler, params: Any, ctx: Any) -> None:
-        try:
-            result = await handler(params, ctx)
-        except asyncio.CancelledError:
-            return
-        except MCPError as exc:
-            await self._finish(record, "failed", error=exc, message=exc.message)
-        except Exception as exc:
-            traceback.print_exc(file=sys.stderr)
-            error = MCPError(INTERNAL_ERROR, f"Internal error: {exc}")
-            await self._finish(record, "failed", error=error, message=error.message)
-        else:
-            data = as_json(result)
-            status = "failed" if data.get("isError") is True else "completed"
-            await self._finish(record, status, result=data)
-
-    async def _finish(
-        self,
-        record: TaskRecord,
-        status: str,
-        *,
-        result: dict[str, Any] | None = None,
-        error: MCPError | None = None,
-        message: str | None = None,
-    ) -> None:
-        if not may_move(record.status, status):
-            return  # cancelled meanwhile: a cancelled task stays cancelled
-        record.result, record.error = result, error
-        await self.move(record, status, message)
-
     async def move(self, record: TaskRecord, status: str, message: str | None = None) -> None:
         """Move a task to ``status`` (as the spec's lifecycle allows), save it, tell the peer."""
-        if not may_move(record.status, status):
-            raise ValueError(f"a task may not move from {record.status!r} to {status!r}")
-        record.status = status
-        record.status_message = message
-        record.updated = max(self.clock(), record.created)
-        await self.support.store.save(record)
-        spec = self.conn.methods.get(STATUS)
-        if self.support.notify and spec is not None and not self.conn.peer.closed:
-            try:
-                await self.conn.notify(spec, record.wire(), related=False)
-            except Exception:  # the peer went away: the task's state is kept all the same
-                traceback.print_exc(file=sys.stderr)
+        await self.work.move(record, status, message)
 
-    def clock(self) -> float:
-        """The store's clock when it has one (the in-memory store's), else the time."""
-        store = self.support.store
-        return store.clock() if isinstance(store, InMemoryTaskStore) else time.time()
+    async def _announce(self, record: TaskRecord) -> None:
+        spec = self.conn.methods.get(STATUS)
+        if spec is not None and not self.conn.peer.closed:
+            await self.conn.notify(spec, record.wire(), related=False)
 
     # -- tasks/* -------------------------------------------------------------------------------
 
@@ -343,10 +294,7 @@ class TaskRunner:
             raise MCPError(
                 INVALID_PARAMS, f"Cannot cancel task: already in terminal status {record.status!r}"
             )
-        running = self._running.pop(record.task_id, None)
-        if running is not None:
-            running[1].cancel()
-        await self.move(record, "cancelled", "The task was cancelled by request.")
+        await self.work.cancel(record, "The task was cancelled by request.")
         return record.wire()
 
 

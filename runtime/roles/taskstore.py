@@ -59,16 +59,17 @@ class TaskRecord:
         """Whether the task outlived its TTL."""
         return self.ttl is not None and now >= self.created + self.ttl / 1000
 
-    def wire(self) -> dict[str, Any]:
-        """The task as the spec's ``Task`` object."""
+    def wire(self, ttl: str = "ttl", poll_interval: str = "pollInterval") -> dict[str, Any]:
+        """The task as the spec's ``Task`` object (2025-11-25 names the TTL and poll interval
+        ``ttl``/``pollInterval``, the 2026-07-28 extension ``ttlMs``/``pollIntervalMs``)."""
         out: dict[str, Any] = {"taskId": self.task_id, "status": self.status}
         if self.status_message is not None:
             out["statusMessage"] = self.status_message
         out["createdAt"] = iso(self.created)
         out["lastUpdatedAt"] = iso(self.updated or self.created)
-        out["ttl"] = self.ttl
+        out[ttl] = self.ttl
         if self.poll_interval is not None:
-            out["pollInterval"] = self.poll_interval
+            out[poll_interval] = self.poll_interval
         return out
 
 

@@ -7,15 +7,18 @@ as msgspec's ``tests/typing`` does). A line ending in ``# expect-error`` must be
 
 from __future__ import annotations
 
-from typing import reveal_type
+from typing import Any, reveal_type
 
-from generated.runtime import Transport, listen
-from generated.v2025_11_25 import Client, Server, ServerContext
+import msgspec
+
+from generated.runtime import Transport, connect_auto, connect_http_auto, listen, spawn_server
+from generated.v2025_11_25 import Client, Server, ServerContext, Tools
 from generated.v2025_11_25 import methods as m
 from generated.v2025_11_25 import types as t
 from generated.v2026_07_28 import Client as Client26
 from generated.v2026_07_28 import Server as Server26
 from generated.v2026_07_28 import ServerContext as Context26
+from generated.v2026_07_28 import Tools as Tools26
 from generated.v2026_07_28 import types as t26
 
 
@@ -173,3 +176,90 @@ async def check_2026_07_28_refusals(client: Client26, ctx: Context26) -> None:
     await client.call_tool(name="x", request_state=1)  # expect-error
     await client.initialize()  # expect-error
     await ctx.elicit()  # expect-error
+
+
+tools = Tools()
+tools26 = Tools26()
+EMPTY: dict[str, object] = {"type": "object"}
+
+
+class EchoArgs(msgspec.Struct):
+    """A tool's arguments as a Struct."""
+
+    text: str
+
+
+@tools.tool(t.Tool(name="echo", input_schema=EMPTY))
+async def echo(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+    """A tool on the wire dict."""
+    return t.CallToolResult(content=[])
+
+
+@tools.tool(t.Tool(name="echo_typed", input_schema=EMPTY))
+async def echo_typed(args: EchoArgs, ctx: ServerContext) -> t.CallToolResult:
+    """A tool on a Struct."""
+    return t.CallToolResult(content=[t.TextContent(text=args.text)])
+
+
+@tools26.tool(t26.Tool(name="echo", input_schema=EMPTY))
+async def echo26(args: EchoArgs, ctx: Context26) -> t26.CallToolResult:
+    """A 2026-07-28 tool."""
+    return t26.CallToolResult(content=[])
+
+
+def check_tools() -> None:
+    """After ``@tools.tool`` a tool keeps its arguments, context and result types."""
+    reveal_type(echo)  # assert "dict[str, Any]" in typ and "Context" in typ and "ToolResult" in typ
+    reveal_type(echo_typed)  # assert "EchoArgs" in typ and "ServerContext" in typ
+    reveal_type(echo26)  # assert "EchoArgs" in typ and "ServerContext" in typ and "Any" not in typ
+
+
+async def check_tool_refusals(params: t.CallToolRequestParams, ctx: Context26) -> None:
+    """A tool of another revision's context, result or arguments that are not a JSON object."""
+    await tools.call(params, ctx)  # expect-error
+
+    async def wrong_context(args: EchoArgs, ctx: Context26) -> t.CallToolResult:
+        return t.CallToolResult(content=[])
+
+    async def wrong_arguments(args: int, ctx: ServerContext) -> t.CallToolResult:
+        return t.CallToolResult(content=[])
+
+    async def wrong_result(args: EchoArgs, ctx: ServerContext) -> t26.CallToolResult:
+        return t26.CallToolResult(content=[])
+
+    tools.add(t.Tool(name="a", input_schema=EMPTY), wrong_context)  # expect-error
+    tools.add(t.Tool(name="b", input_schema=EMPTY), wrong_arguments)  # expect-error
+    tools.add(t.Tool(name="c", input_schema=EMPTY), wrong_result)  # expect-error
+
+
+async def check_connect_auto() -> None:
+    """Auto mode answers the client that connected: one of those given, not Any."""
+    modern, legacy = Client26(), Client()
+    client = await connect_http_auto(modern, [legacy], "http://127.0.0.1:8000/mcp")
+    reveal_type(client)  # assert typ.count("Client") == 2 and " | " in typ and "Any" not in typ
+    spawned = await connect_auto(modern, [legacy], lambda: spawn_server("server"))
+    reveal_type(spawned)  # assert typ.count("Client") == 2 and " | " in typ and "Any" not in typ
+    if isinstance(client, Client26):
+        reveal_type(await client.call_tool(name="x"))  # assert typ.endswith("CallToolResult")
+
+
+def on_progress(params: t.ProgressNotificationParams) -> None:
+    """A 2025-11-25 progress callback."""
+    reveal_type(params.progress)  # assert "float" in typ or "int" in typ
+
+
+async def check_progress_callbacks(client: Client, client26: Client26) -> None:
+    """A call's progress callback takes its revision's ProgressNotificationParams."""
+    reveal_type(Client.call_tool)  # assert "ProgressNotificationParams" in typ
+    reveal_type(Client26.call_tool)  # assert "ProgressNotificationParams" in typ
+    await client.call_tool(name="slow", progress=on_progress)
+
+    async def on_progress26(params: t26.ProgressNotificationParams) -> None:
+        reveal_type(params.total)  # assert "UnsetType" in typ
+
+    await client26.call_tool(name="slow", progress=on_progress26)
+
+    def takes_a_number(value: int) -> None:
+        del value
+
+    await client.call_tool(name="slow", progress=takes_a_number)  # expect-error

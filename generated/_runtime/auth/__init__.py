@@ -6,7 +6,9 @@ server): ``ProtectedMcpApp`` around the ASGI app, described by a ``ProtectedReso
 ``JWTVerifier`` or ``IntrospectionVerifier``; handlers read ``current_principal()``.
 Nothing else in the runtime imports this package, so a package that does not use
 authorization never loads PyJWT or cryptography. Names load on first use, so that
-``principal`` (standard library only) can be imported without the extra.
+``principal`` (standard library only) can be imported without the extra; a name whose module
+needs a library of the extra that is missing raises ``MissingDependency`` naming it. The
+public face is ``pkg.runtime.auth``.
 """
 
 from __future__ import annotations
@@ -14,8 +16,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ..core.errors import MissingDependency
+
 if TYPE_CHECKING:
     from .client import OAuthClient, RedirectHandler
+    from .dpop import DPoP
     from .errors import (
         AuthorizationError,
         AuthorizationResponseError,
@@ -25,6 +30,7 @@ if TYPE_CHECKING:
         RegistrationError,
         TokenError,
     )
+    from .grants import EnterpriseGrant, JwtBearerGrant
     from .metadata import AuthServerMetadata, ClientInfo, ProtectedResourceMetadata
     from .principal import AccessToken, current_principal
     from .server import ProtectedMcpApp, ProtectedResource, scopes_by_method
@@ -34,6 +40,8 @@ if TYPE_CHECKING:
 _LAZY = {
     "OAuthClient": "client",
     "RedirectHandler": "client",
+    "DPoP": "dpop",
+    **dict.fromkeys(["EnterpriseGrant", "JwtBearerGrant"], "grants"),
     **dict.fromkeys(
         [
             "AuthorizationError",
@@ -61,12 +69,15 @@ __all__ = [
     "AuthorizationError",
     "AuthorizationResponseError",
     "ClientInfo",
+    "DPoP",
     "DiscoveryError",
+    "EnterpriseGrant",
     "InMemoryTokenStorage",
     "InsecureEndpoint",
     "IntrospectionVerifier",
     "InvalidToken",
     "JWTVerifier",
+    "JwtBearerGrant",
     "MetadataMismatch",
     "OAuthClient",
     "ProtectedMcpApp",
@@ -83,8 +94,19 @@ __all__ = [
 ]
 
 
+_LIBRARIES = {"aiohttp": "aiohttp", "jwt": "PyJWT", "cryptography": "cryptography"}
+"""The libraries the ``auth`` extra installs, by import name: their package names."""
+
+
 def __getattr__(name: str) -> Any:
-    """Load a name's module on first use."""
-    if name in _LAZY:
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    """Load a name's module on first use; a library of the extra missing is one clear error."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        module = importlib.import_module(f".{_LAZY[name]}", __name__)
+    except ImportError as exc:
+        library = (exc.name or "").split(".")[0]
+        if library not in _LIBRARIES:
+            raise
+        raise MissingDependency(_LIBRARIES[library], "auth", f"authorization ({name})") from None
+    return getattr(module, name)

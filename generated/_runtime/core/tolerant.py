@@ -23,7 +23,7 @@ import msgspec
 import msgspec.inspect as mi
 
 from .base import MCPStruct
-from .unions import UNKNOWN_TAG, UntaggedUnion, dec_hook
+from .unions import KIND_KEY, UNKNOWN_TAG, UntaggedUnion, dec_hook
 
 S = TypeVar("S", bound=msgspec.Struct)
 _PLACEHOLDER: Final = {"type": UNKNOWN_TAG}
@@ -275,13 +275,15 @@ def _strip_untagged(
     found: list[Any],
     keep: bool,
 ) -> Any:
-    """An object read as an untagged union: the variant ``decode_value`` would try first."""
-    kind = value.get("type")
-    candidates = [
-        v
-        for v in union.variants
-        if v.kind != "unknown" and v.matches(value) and _accepts_kind(v.type, kind)
-    ]
+    """An object read as an untagged union: the variant ``decode_value`` would try first.
+
+    Only an object of a kind no member takes becomes ``Unknown``; one of a kind a member
+    takes but of no member's shape (``{"type": "array"}`` without ``items``) is left for
+    msgspec to refuse, naming what it lacks.
+    """
+    kind = value.get(KIND_KEY)
+    members = [v for v in union.variants if v.kind != "unknown"]
+    candidates = [v for v in members if v.matches(value) and v.takes_kind(kind)]
     candidates.sort(key=lambda v: -v.score(value))
     for variant in candidates:  # the variant ``decode_value`` picks: the first that converts
         mine: list[Any] = []
@@ -292,24 +294,12 @@ def _strip_untagged(
             continue
         found.extend(mine)
         return stripped
-    if candidates:
-        return value  # none converts: let msgspec say why
-    if keep and isinstance(kind, str) and any(v.kind == "unknown" for v in union.variants):
+    if candidates or any(v.takes_kind(kind) for v in members):
+        return value  # a kind the union defines, of no member's shape: let msgspec say why
+    if keep and isinstance(kind, str) and len(members) < len(union.variants):
         found.append((path, _UnknownMember(value)))
         return _PLACEHOLDER
     return value
-
-
-def _accepts_kind(tp: Any, kind: Any) -> bool:
-    """Whether a variant's ``type`` field takes ``kind`` (any value when it has no such field)."""
-    info = _info(tp)
-    if not isinstance(info, mi.StructType):
-        return True
-    for field in info.fields:
-        if field.encode_name == "type":
-            inner = field.type.type if isinstance(field.type, mi.Metadata) else field.type
-            return not isinstance(inner, mi.LiteralType) or kind in inner.values
-    return info.tag_field != "type" or info.tag == kind
 
 
 class _UnknownMember:

@@ -6,7 +6,9 @@ A tool's parameters come from its signature (or one msgspec ``Struct`` parameter
 ``inputSchema`` is ``msgspec.json.schema`` of them, arguments are decoded and validated by
 msgspec. Its return annotation gives ``outputSchema`` and ``structuredContent`` (a Struct,
 dataclass or TypedDict as is, any other value as ``{"result": value}``); a ``str`` gives text
-content only. An exception becomes an ``isError`` result carrying its message. A parameter
+content only. A ``ToolError`` becomes an ``isError`` result carrying its message, an
+``MCPError`` the JSON-RPC error it names; any other exception is logged with its traceback and
+answered with an ``isError`` result that says only which tool failed. A parameter
 annotated ``Context`` receives progress and logging. Everything crosses to the revision's types
 through its method table (wire dicts converted by msgspec), so one app serves any revision.
 """
@@ -32,7 +34,7 @@ from ..core.methods import MethodSpec
 from .app_context import Context, json_items, json_object, object_schema, text_block
 from .peer import MCPError
 from .server import ServerBase, ServerContext
-from .tools import ToolCall
+from .tools import PASSED_ON, ToolCall, failure_text
 
 F = TypeVar("F", bound=Callable[..., object])
 R = TypeVar("R")
@@ -192,8 +194,11 @@ class _Tool:
             value = self.fn(**kwargs)
             if self.is_async:
                 value = await typing.cast(Awaitable[object], value)
-        except Exception as exc:  # the model reads the error and may try again
-            return {"content": [text_block(str(exc) or type(exc).__name__)], "isError": True}
+        except PASSED_ON:
+            raise
+        except Exception as exc:  # the model reads a ToolError and may try again
+            name = str(self.definition["name"])
+            return {"content": [text_block(failure_text(name, exc))], "isError": True}
         if self.output == "none":
             return {"content": []}
         if self.output == "text":

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
 from ..core.convert import Chain, Step, chain, convert_value
-from ..core.errors import CapabilityError
+from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, CapabilityError
 from ..core.methods import MethodSpec
 from ..transports.base import Transport
 from .client import ClientBase
@@ -31,11 +31,13 @@ R = TypeVar("R")
 Steps = Mapping[tuple[str, str], Step]
 
 
-def _convert(path: Chain | None, value: Any, target: Any) -> Any:
+def _convert(
+    path: Chain | None, value: Any, target: Any, where: str = "", code: int = INTERNAL_ERROR
+) -> Any:
     """Convert ``value`` into ``target`` along ``path``; None stays None."""
     if value is None or target is None or path is None:
         return value
-    return convert_value(path, value, target)
+    return convert_value(path, value, target, where, code)
 
 
 class _Route:
@@ -93,10 +95,12 @@ class _Notified(Protocol):
 def _handler(route: _Route, handler: Handler) -> Handler:
     """Wrap ``handler`` of our revision as a handler of the peer's revision."""
     up, down, params_t, result_t = route.up, route.down, route.inner.params, route.outer.result
+    method = route.outer.method
 
     async def adapted(params: Any, ctx: Any) -> Any:
-        result = await handler(_convert(up, params, params_t), ctx)
-        return _convert(down, result, result_t)
+        # The peer's params that our revision cannot take are invalid params, as unconverted.
+        converted = _convert(up, params, params_t, f"{method} params", INVALID_PARAMS)
+        return _convert(down, await handler(converted, ctx), result_t, f"{method} result")
 
     return adapted
 
@@ -118,9 +122,9 @@ def _context(base: type[ServerContext], outgoing: Mapping[str, _Route]) -> type[
             route = outgoing.get(method.method)
             if route is None:
                 raise _missing(method.method, self.connection.protocol_version)
-            sent = _convert(route.down, params, route.outer.params)
+            sent = _convert(route.down, params, route.outer.params, f"{method.method} params")
             got = await self.connection.request(route.outer, sent, timeout=timeout)
-            result: R = _convert(route.up, got, route.inner.result)
+            result: R = _convert(route.up, got, route.inner.result, f"{method.method} result")
             return result
 
         async def notify(self, method: MethodSpec[P, None], params: P) -> None:

@@ -235,7 +235,7 @@ class Connection:
         params: P,
         *,
         timeout: float | Default | None = DEFAULT,
-        progress: ProgressCallback | None = None,
+        progress: ProgressCallback[Any] | None = None,
     ) -> R:
         """Send a request the capabilities allow and return its decoded result."""
         spec = self.check(method, sending=True)
@@ -248,7 +248,7 @@ class Connection:
         spec: MethodSpec[Any, Any],
         params: Any,
         timeout: float | None,
-        progress: ProgressCallback | None,
+        progress: ProgressCallback[Any] | None,
     ) -> Any:
         """Put one request on the wire and wait for its result (the client adds renewal)."""
         return await self.peer.request(spec, params, timeout=timeout, progress=progress)

@@ -13,31 +13,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine
 from typing import Any, Final
 
 import msgspec
 
 from ..core.errors import RemoteProtocolError
+from ..core.events import RequestId
 from ..core.frame_guard import decode_untyped
-from ..core.wire import Inbound, Malformed, Outbound, as_id, as_object
+from ..core.wire import Inbound, Malformed, Outbound, as_id
 from ..transports.base import ConnectionClosed, RelatedId, Transport
 from .modern import LEGACY_VERSIONS, META_VERSION, ModernServer, error_frame
 from .modern_connection import Frame, field
+from .running import RequestTasks
 
 _ENCODER: Final = msgspec.json.Encoder()
 CANCELLED: Final = "notifications/cancelled"
-_EAGER: Final[Any] = getattr(asyncio, "eager_task_factory", None)
-"""Python 3.12+: a request's task starts at once, so a handler that never waits is answered
-without a turn of the event loop in between (3.11 schedules it, as before)."""
-
-
-def start(work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-    """Run ``work`` as a task, started eagerly where Python can (it may be done on return)."""
-    if _EAGER is None:
-        return asyncio.create_task(work)
-    task: asyncio.Task[None] = _EAGER(asyncio.get_running_loop(), work)
-    return task
 
 
 class _Inner:
@@ -92,17 +82,17 @@ async def serve_both(transport: Transport, engine: ModernServer, legacy: list[An
 
     inner: _Inner | None = None
     session_task: asyncio.Task[None] | None = None
-    running: dict[Any, asyncio.Task[None]] = {}
+    running = RequestTasks()
 
     async def write(frame: Frame) -> None:
         with contextlib.suppress(ConnectionClosed):
             await transport.write(describe(frame))
 
-    async def answer(message: dict[str, Any]) -> None:
+    async def answer(message: Any, request_id: RequestId) -> None:
         try:
             reply = await engine.handle(message, write)
         finally:
-            running.pop(message.get("id"), None)
+            running.answered(request_id)
         if reply.frame is not None:
             await write(reply.frame)
 
@@ -128,22 +118,19 @@ async def serve_both(transport: Transport, engine: ModernServer, legacy: list[An
                 continue
             if method == "notifications/cancelled":
                 target = as_id(field(message, "params", "requestId"))
-                task = running.pop(target, None) if target is not None else None
-                if task is not None:
-                    task.cancel()
+                if target is not None:
+                    running.cancel(target)
                 continue
-            request = as_object(message)
-            if request is not None and "id" in request and isinstance(method, str):
-                task = start(answer(request))
-                if not task.done():  # answered already: nothing left to cancel
-                    running[request["id"]] = task
+            request_id = as_id(field(message, "id"))
+            if request_id is not None and isinstance(method, str):
+                running.start(request_id, answer(message, request_id))
                 continue
+            # Not a request with a usable id: answered at once (an id of another type: -32600).
             reply = await engine.handle(message, write)
             if reply.frame is not None:
                 await write(reply.frame)
     finally:
-        for task in list(running.values()):
-            task.cancel()
+        running.cancel_all()
         if inner is not None:
             inner.inbox.put_nowait(None)
         if session_task is not None:

@@ -17,7 +17,8 @@ Each request carries its version and the client's capabilities in ``_meta``
 
 Results get ``resultType``, ``_meta["io.modelcontextprotocol/serverInfo"]`` and, on cacheable
 methods, ``ttlMs``/``cacheScope`` (server defaults, overridable per handler with
-``@cache_hints``). ``server/discover`` and ``subscriptions/listen`` are answered here.
+``@cache_hints``). ``server/discover`` and ``subscriptions/listen`` are answered here; the
+tasks extension (a ``tools/call`` that becomes a task, ``tasks/*``) in ``modern_tasks.py``.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from ..core.errors import (
     MCPError,
 )
 from ..core.events import Request
+from ..core.frame_guard import object_problem
 from ..core.sealed import InvalidRequestState, StateSealer
 from ..core.wire import as_id, as_object
 from ..transports.http.headers import (
@@ -57,6 +59,7 @@ from .modern_connection import (
     field,
     obj,
 )
+from .modern_tasks import EXTENSION, ModernTasks, declares_extension, missing_extension
 from .mrtr import (
     MRTR_METHODS,
     InputRequired,
@@ -76,8 +79,9 @@ from .subscriptions import (
     Listeners,
     supported_filters,
 )
+from .taskstore import TaskRecord
 
-log = logging.getLogger("mcpgen.modern")
+log = logging.getLogger(__name__)
 
 META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
 META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
@@ -163,6 +167,13 @@ class ModernServer:
             m: spec.result for m, spec in server.METHODS.items() if spec.direction == "server"
         }
         self._tool_headers: dict[str, tuple[ParamHeader, ...]] | None = None
+        support = getattr(server, "task_support", None)
+        self.tasks = (
+            None if support is None else ModernTasks(support, self._result_types, self._task)
+        )
+        if self.tasks is not None:
+            self.capabilities.setdefault("extensions", {})[EXTENSION] = {}
+            self._filters |= {"taskIds"}
 
     @classmethod
     def of(cls, server: ServerBase, **options: Any) -> ModernServer:
@@ -231,14 +242,18 @@ class ModernServer:
     ) -> Reply:
         """Answer one decoded JSON-RPC message; ``headers`` (lower-case names) on HTTP only."""
         frame = as_object(message)
-        if frame is None or frame.get("jsonrpc") != "2.0":
-            return Reply(error_frame(None, INVALID_REQUEST, "Invalid Request"), 400)
+        problem = "a message must be a JSON object" if frame is None else object_problem(frame)
+        if frame is None or problem is not None:
+            request_id = None if frame is None else as_id(frame.get("id"))
+            return Reply(
+                error_frame(request_id, INVALID_REQUEST, f"Invalid request: {problem}"), 400
+            )
         method = frame.get("method")
-        if "id" not in frame:
-            return Reply(None, 202 if isinstance(method, str) else 400)
-        request_id = as_id(frame["id"])
-        if request_id is None or not isinstance(method, str):
-            return Reply(error_frame(None, INVALID_REQUEST, "Invalid Request"), 400)
+        request_id = as_id(frame.get("id"))
+        if not isinstance(method, str):  # a response, yet this era sends no requests: not
+            return Reply(None, 400)  # accepted (HTTP 400), never answered (as by a session)
+        if request_id is None:
+            return Reply(None, 202)
         try:
             return await self._request(request_id, method, frame.get("params"), emit, headers)
         except _Refused as exc:
@@ -277,6 +292,8 @@ class ModernServer:
                 check_request(headers, method, params, self._cached_tool_headers(method, params))
             except HeaderError as exc:
                 raise _Refused(exc.code, str(exc), exc.status) from None
+        if self.tasks is not None and method in self.tasks.methods:
+            return version, meta
         spec = self.server.METHODS.get(method)
         attr = self.server.ROUTES.get(method)
         if (
@@ -308,7 +325,9 @@ class ModernServer:
         if method == "server/discover":
             return Reply(self._complete(request_id, method, self._discover(), None))
         if method == "subscriptions/listen":
-            return await self._listen(request_id, params, emit)
+            return await self._listen(request_id, params, emit, meta)
+        if self.tasks is not None and method in self.tasks.methods:
+            return await self._task_request(request_id, method, params, meta)
         spec = self.server.METHODS[method]
         rounds: Rounds | None = None
         try:
@@ -329,15 +348,25 @@ class ModernServer:
         handler: Callable[[Any, Any], Awaitable[Any]] = getattr(
             self.server, self.server.ROUTES[method]
         )
+        context = self.server.CONTEXT(connection, event)  # type: ignore[arg-type]
         try:
-            result = await handler(typed, self.server.CONTEXT(connection, event))  # type: ignore[arg-type]
+            tasks = self.tasks
+            caps = meta[META_CAPABILITIES]
+            plan = "sync" if tasks is None else tasks.plan(method, obj(params), caps)
+            if tasks is None or plan == "sync":
+                result = await handler(typed, context)
+            else:
+                created, result = await tasks.run(
+                    plan, method, lambda: handler(typed, context), connection
+                )
+                if created is not None:
+                    return Reply(self._complete(request_id, method, created, None, cacheable=False))
         except InputRequired:
             assert rounds is not None
             interim = rounds.interim(self.sealer)
             return Reply(self._complete(request_id, method, interim, None, cacheable=False))
         except MissingClientCapability as exc:
-            frame = error_frame(request_id, MISSING_CLIENT_CAPABILITY, str(exc), exc.data)
-            return Reply(frame, 400)
+            return _missing(request_id, exc)
         except (InvalidInputResponse, InvalidRequestState) as exc:
             return Reply(error_frame(request_id, INVALID_PARAMS, f"Invalid params: {exc}"))
         except MCPError as exc:
@@ -378,11 +407,17 @@ class ModernServer:
             result["instructions"] = self.server.instructions
         return result
 
-    async def _listen(self, request_id: Any, params: Any, emit: Emit | None) -> Reply:
+    async def _listen(
+        self, request_id: Any, params: Any, emit: Emit | None, meta: Mapping[str, Any]
+    ) -> Reply:
         try:
             wanted = Filter.parse(params.get("notifications"))
         except FilterError as exc:
             return Reply(error_frame(request_id, INVALID_PARAMS, f"Invalid params: {exc}"))
+        if wanted.task_ids and self.tasks is not None:
+            if not declares_extension(meta[META_CAPABILITIES]):
+                return _missing(request_id, missing_extension())
+            wanted = wanted.only_tasks(await self.tasks.owned(list(wanted.task_order)))
 
         async def send(method: str, body: dict[str, Any]) -> None:
             if emit is not None:
@@ -391,6 +426,23 @@ class ModernServer:
         result = await self.listeners.listen(request_id, wanted, self._filters, send)
         result["_meta"].setdefault(META_SERVER_INFO, self.server_info())
         return Reply({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+    async def _task_request(
+        self, request_id: Any, method: str, params: Any, meta: Mapping[str, Any]
+    ) -> Reply:
+        """``tasks/get``, ``tasks/update``, ``tasks/cancel`` (the tasks extension)."""
+        assert self.tasks is not None
+        try:
+            result = await self.tasks.answer(method, obj(params), meta[META_CAPABILITIES])
+        except MissingClientCapability as exc:
+            return _missing(request_id, exc)
+        except MCPError as exc:
+            return Reply(error_frame(request_id, exc.code, exc.message, exc.data))
+        return Reply(self._complete(request_id, method, result, None, cacheable=False))
+
+    async def _task(self, record: TaskRecord, params: dict[str, Any]) -> None:
+        """Publish a task's new state to the listen streams that asked for it."""
+        await self.listeners.notify_task(record.task_id, params)
 
     async def _load_tool_headers(self, params: Any) -> None:
         """Learn the tools' ``x-mcp-header`` annotations from the server's own ``tools/list``."""
@@ -444,6 +496,11 @@ def _objects(value: object) -> list[dict[str, Any]] | None:
         return None
     items = cast("list[object]", value)
     return [o for o in map(as_object, items) if o is not None]
+
+
+def _missing(request_id: Any, exc: MissingClientCapability) -> Reply:
+    """The -32021 answer (HTTP 400) naming the client capability the request needs."""
+    return Reply(error_frame(request_id, MISSING_CLIENT_CAPABILITY, str(exc), exc.data), 400)
 
 
 def _is_id(value: Any) -> bool:

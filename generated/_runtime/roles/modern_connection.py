@@ -21,6 +21,7 @@ from .subscriptions import PROMPTS_CHANGED, RESOURCE_UPDATED, RESOURCES_CHANGED,
 
 if TYPE_CHECKING:
     from .modern import ModernServer
+    from .modern_tasks import TaskInput
 
 META_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
 META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
@@ -73,13 +74,26 @@ class ModernConnection:
         self.rounds = rounds
         self.peer = self
         self._emit = emit
+        self.task: TaskInput | None = None
+        """Once the call became a task (tasks extension): where its questions go."""
+        self.begin_task: Callable[[], Awaitable[None]] | None = None
+        """Makes the call a task from here on, when it may become one (``begin_task(ctx)``)."""
+
+    async def ask(self, method: str, params: Any, key: str | None = None) -> Any:
+        """Ask the client: through the task once there is one, else in an MRTR round."""
+        if self.task is not None:
+            return await self.task.ask(method, params, key)
+        if self.rounds is None:
+            raise MCPError(INTERNAL_ERROR, f"{method}: this request cannot ask the client")
+        return self.rounds.ask(method, params, key)
 
     async def request(self, method: Any, params: Any = None, **_: Any) -> Any:
-        """Ask the client for input: an MRTR round (there are no server->client requests)."""
-        name = method if isinstance(method, str) else str(method.method)
-        if self.rounds is None:
-            raise MCPError(INTERNAL_ERROR, f"{name}: this request cannot ask the client for input")
-        return self.rounds.ask(name, params)
+        """Ask the client for input (there are no server->client requests): see ``ask``."""
+        return await self.ask(method if isinstance(method, str) else str(method.method), params)
+
+    def stop_emitting(self) -> None:
+        """The request's stream is answered (its call became a task): send nothing more on it."""
+        self._emit = None
 
     async def notify(self, method: Any, params: Any = None, **_: Any) -> None:
         """Change notifications go to listeners; others belong to this request's stream."""

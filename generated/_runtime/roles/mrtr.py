@@ -23,6 +23,7 @@ from typing import Any, Final
 import msgspec
 
 from ..core.codec import convert
+from ..core.errors import RoundTripSignal
 from ..core.sealed import InvalidRequestState, StateSealer, binding
 from ..core.wire import as_object
 
@@ -43,28 +44,30 @@ MAX_ANSWERS: Final = 64
 """Most answers one request state carries; more is refused (the state travels every round)."""
 
 
-class InputRequired(Exception):
+class InputRequired(RoundTripSignal):
     """Raised inside a modern-era handler that needs input the client has not given yet."""
 
 
-class MissingClientCapability(Exception):
+class MissingClientCapability(RoundTripSignal):
     """The request needs a client capability the client did not declare (-32021)."""
 
-    def __init__(self, capability: str) -> None:
+    def __init__(self, capability: str, required: dict[str, Any] | None = None) -> None:
         super().__init__(f"this request needs the client capability {capability!r}")
         self.capability = capability
+        self.required: dict[str, Any] = {capability: {}} if required is None else required
 
     @property
     def data(self) -> dict[str, Any]:
         """The error's ``data``: ``requiredCapabilities`` as a ClientCapabilities object."""
-        return {"requiredCapabilities": {self.capability: {}}}
+        return {"requiredCapabilities": self.required}
 
 
-class InvalidInputResponse(Exception):
+class InvalidInputResponse(RoundTripSignal):
     """An ``inputResponses`` entry is not a valid result of the question asked (-32602)."""
 
 
-def _builtins(params: Any) -> Any:
+def params_json(params: Any) -> Any:
+    """The params of an input request as JSON builtins (none: an empty object)."""
     if params is None or params is msgspec.UNSET:
         return {}
     return msgspec.to_builtins(params)
@@ -117,7 +120,7 @@ class Rounds:
                 raise InvalidInputResponse(f"inputResponses[{key!r}]: {exc}") from None
             self.used[key] = raw
             return value
-        self.asked[key] = {"method": method, "params": _builtins(params)}
+        self.asked[key] = {"method": method, "params": params_json(params)}
         raise InputRequired(key)
 
     def interim(self, sealer: StateSealer) -> dict[str, Any]:
@@ -170,13 +173,14 @@ def request_binding(method: str, params: Mapping[str, Any]) -> str:
 
 
 async def ask(ctx: Any, method: str, params: Any = None, *, key: str | None = None) -> Any:
-    """Ask the client for input in either era: a request (legacy) or an MRTR round (modern).
+    """Ask the client for input in either era: a request (legacy), an MRTR round (modern), or
+    a task's input request (modern, once the call became a task: see ``modern_tasks.py``).
 
     ``key`` names the entry in ``inputRequests`` (default: ``elicitation-1``, ...).
     """
     from .modern_connection import ModernConnection
 
     connection = ctx.connection
-    if isinstance(connection, ModernConnection) and connection.rounds is not None:
-        return connection.rounds.ask(method, params, key)
+    if isinstance(connection, ModernConnection):
+        return await connection.ask(method, params, key)
     return await ctx.request(connection.methods[method], params)

@@ -2,7 +2,8 @@
 """``subscriptions/listen`` (2026-07-28): opted-in change notifications on a long-lived stream.
 
 A client opens a listen request with a filter (``toolsListChanged``, ``promptsListChanged``,
-``resourcesListChanged``, ``resourceSubscriptions``); the server answers with
+``resourcesListChanged``, ``resourceSubscriptions``, and the tasks extension's ``taskIds``
+for ``notifications/tasks``); the server answers with
 ``notifications/subscriptions/acknowledged`` (the subset it honours) before anything else, then
 sends only the opted-in change notifications, each tagged with the listen request's id under
 ``_meta["io.modelcontextprotocol/subscriptionId"]``, until the client cancels or the server
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, Protocol, cast
 
 from ..core.wire import as_object
@@ -30,6 +31,8 @@ TOOLS_CHANGED: Final = "notifications/tools/list_changed"
 PROMPTS_CHANGED: Final = "notifications/prompts/list_changed"
 RESOURCES_CHANGED: Final = "notifications/resources/list_changed"
 RESOURCE_UPDATED: Final = "notifications/resources/updated"
+TASK_STATUS: Final = "notifications/tasks"
+"""A task's new state (the tasks extension), to listeners that named the task in ``taskIds``."""
 LIST_FILTERS: Final = {
     "toolsListChanged": TOOLS_CHANGED,
     "promptsListChanged": PROMPTS_CHANGED,
@@ -49,6 +52,9 @@ class Change:
 
     method: str
     uri: str | None = None
+    """The resource URI of a resource update, the task id of a task status."""
+    params: dict[str, Any] | None = None
+    """The notification's params when the change carries them (a task's state)."""
 
 
 class Bus(Protocol):
@@ -96,6 +102,18 @@ class Filter:
     uris: frozenset[str]
     """``resourceSubscriptions``."""
     uri_order: tuple[str, ...] = ()
+    task_order: tuple[str, ...] = ()
+    """``taskIds`` (the tasks extension)."""
+
+    @property
+    def task_ids(self) -> frozenset[str]:
+        """The task ids whose status changes the listener gets."""
+        return frozenset(self.task_order)
+
+    def only_tasks(self, task_ids: Iterable[str]) -> Filter:
+        """This filter with ``taskIds`` cut down to ``task_ids`` (those the caller may see)."""
+        allowed = set(task_ids)
+        return replace(self, task_order=tuple(i for i in self.task_order if i in allowed))
 
     @classmethod
     def parse(cls, raw: Any) -> Filter:
@@ -110,28 +128,23 @@ class Filter:
                 raise FilterError(f"{field} must be a boolean")
             if value:
                 lists.add(field)
-        given: object = fields.get("resourceSubscriptions")
-        items = cast("list[object]", given) if isinstance(given, list) else None
-        if given is None:
-            items = []
-        uris = [u for u in items or () if isinstance(u, str)]
-        if items is None or len(uris) != len(items):
-            raise FilterError("resourceSubscriptions must be a list of URIs")
-        if len(uris) > MAX_RESOURCE_SUBSCRIPTIONS:
-            raise FilterError(f"at most {MAX_RESOURCE_SUBSCRIPTIONS} resourceSubscriptions")
-        order = tuple(dict.fromkeys(uris))
-        return cls(frozenset(lists), frozenset(order), order)
+        order = _strings(fields, "resourceSubscriptions", "URIs")
+        tasks = _strings(fields, "taskIds", "task ids")
+        return cls(frozenset(lists), frozenset(order), order, tasks)
 
     def honoured(self, supported: Iterable[str]) -> Filter:
         """The subset of this filter the server supports (``supported``: field names)."""
         allowed = set(supported)
         uris = self.uri_order if "resourceSubscriptions" in allowed else ()
-        return Filter(self.lists & allowed, frozenset(uris), uris)
+        tasks = self.task_order if "taskIds" in allowed else ()
+        return Filter(self.lists & allowed, frozenset(uris), uris, tasks)
 
     def accepts(self, change: Change) -> bool:
         """Whether a listener with this filter gets ``change``."""
         if change.method == RESOURCE_UPDATED:
             return change.uri in self.uris
+        if change.method == TASK_STATUS:
+            return change.uri in self.task_order
         return any(LIST_FILTERS[f] == change.method for f in self.lists)
 
     def to_json(self) -> dict[str, Any]:
@@ -139,7 +152,23 @@ class Filter:
         out: dict[str, Any] = {field: True for field in LIST_FILTERS if field in self.lists}
         if self.uri_order:
             out["resourceSubscriptions"] = list(self.uri_order)
+        if self.task_order:
+            out["taskIds"] = list(self.task_order)
         return out
+
+
+def _strings(fields: Mapping[str, Any], name: str, what: str) -> tuple[str, ...]:
+    """A filter field that lists strings (absent: none), without repeats, bounded."""
+    given: object = fields.get(name)
+    items = cast("list[object]", given) if isinstance(given, list) else None
+    if given is None:
+        items = []
+    values = [u for u in items or () if isinstance(u, str)]
+    if items is None or len(values) != len(items):
+        raise FilterError(f"{name} must be a list of {what}")
+    if len(values) > MAX_RESOURCE_SUBSCRIPTIONS:
+        raise FilterError(f"at most {MAX_RESOURCE_SUBSCRIPTIONS} {name}")
+    return tuple(dict.fromkeys(values))
 
 
 def supported_filters(capabilities: Mapping[str, Any]) -> frozenset[str]:
@@ -192,6 +221,10 @@ class Listeners:
         """Tell every listener subscribed to ``uri`` that the resource changed."""
         await self.bus.publish(Change(RESOURCE_UPDATED, uri))
 
+    async def notify_task(self, task_id: str, state: dict[str, Any]) -> None:
+        """Send a task's new state (``notifications/tasks``) to the listeners that named it."""
+        await self.bus.publish(Change(TASK_STATUS, task_id, state))
+
     def close(self) -> None:
         """End every subscription gracefully (each listen request gets its result)."""
         self._closing.set()
@@ -206,12 +239,13 @@ class Listeners:
         most one entry per opted-in type and memory stays bounded.
         """
         agreed = wanted.honoured(supported)
-        pending: dict[Change, None] = {}
+        pending: dict[tuple[str, str | None], Change] = {}
         wake = asyncio.Event()
 
         def sink(change: Change) -> None:
             if agreed.accepts(change):
-                pending[change] = None
+                pending.pop((change.method, change.uri), None)  # the newest goes last
+                pending[change.method, change.uri] = change
                 wake.set()
 
         detach = self.bus.attach(sink)
@@ -228,9 +262,11 @@ class Listeners:
                         waiter.cancel()
                     wake.clear()
                     while pending and not self._closing.is_set():
-                        change = next(iter(pending))
-                        del pending[change]
-                        params = {"uri": change.uri} if change.uri is not None else {}
+                        change = pending.pop(next(iter(pending)))
+                        if change.params is not None:
+                            params = change.params
+                        else:
+                            params = {"uri": change.uri} if change.uri is not None else {}
                         await send(change.method, tagged(subscription_id, params))
             finally:
                 closing.cancel()

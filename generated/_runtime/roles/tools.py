@@ -11,13 +11,39 @@ protocol error (-32602).
 from __future__ import annotations
 
 import importlib
+import inspect
+import logging
+import types
+import typing
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Final, Generic, Protocol, TypeVar
 
 import msgspec
 
-from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError, MissingDependency
+from ..core.errors import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    MCPError,
+    MissingDependency,
+    RoundTripSignal,
+    ToolError,
+)
 from ..core.lifecycle import as_json
+
+logger = logging.getLogger(__name__)
+
+PASSED_ON: Final = (MCPError, RoundTripSignal)
+"""What a tool raises that its handler's caller answers: a protocol error it chose, or a
+multi round-trip signal. Every other exception is a tool error result."""
+
+
+def failure_text(tool: str, exc: Exception) -> str:
+    """The text of the tool error result answering ``exc`` from ``tool``: a ``ToolError``'s
+    own message; anything else is logged with its traceback and answered without details."""
+    if isinstance(exc, ToolError):
+        return str(exc) or f"tool {tool} failed"
+    logger.exception("tool %s failed", tool, exc_info=exc)
+    return f"internal error in tool {tool}"
 
 
 class ToolDefinition(Protocol):
@@ -50,8 +76,39 @@ class ToolCall(Protocol):
 
 ToolT = TypeVar("ToolT", bound=ToolDefinition)
 ResultT = TypeVar("ResultT")
-ToolFunction = Callable[[dict[str, Any], Any], Awaitable[ResultT]]
-"""A tool's function: (arguments, handler context) -> the tool's result."""
+ContextT = TypeVar("ContextT")
+ArgumentsT = TypeVar("ArgumentsT", bound="dict[str, Any] | msgspec.Struct")
+ToolFunction = Callable[[ArgumentsT, ContextT], Awaitable[ResultT]]
+"""A tool's function: (arguments, the handler's context) -> the tool's result. The arguments
+are the wire dict, or a msgspec ``Struct`` when the function's first parameter is one."""
+
+
+def _arguments_type(function: Callable[..., object]) -> type[msgspec.Struct] | None:
+    """The Struct type of ``function``'s first parameter, if it is annotated with one (only
+    that annotation is resolved: the others may name what only the function's scope knows)."""
+    first = next(iter(inspect.signature(function).parameters.values()), None)
+    if first is None or first.annotation is inspect.Parameter.empty:
+        return None
+    scope = types.SimpleNamespace(
+        __annotations__={first.name: first.annotation},
+        __globals__=getattr(function, "__globals__", {}),
+    )
+    try:
+        hint = typing.get_type_hints(scope).get(first.name)
+    except Exception:  # a name its module does not hold: taken as the wire dict
+        return None
+    return hint if isinstance(hint, type) and issubclass(hint, msgspec.Struct) else None
+
+
+_Entry = tuple[
+    ToolT,
+    Callable[[Any, ContextT], Awaitable[ResultT]],
+    "type[msgspec.Struct] | None",
+    Any,
+    Any,
+]
+"""A registered tool: definition, function, its arguments Struct (or None), the input and
+output validators."""
 
 
 def _validator(schema: Any) -> Any:
@@ -78,25 +135,36 @@ def _problem(validator: Any, value: Any) -> str | None:
     return f"{error.message} (at /{where})" if where else str(error.message)
 
 
-class ToolSet(Generic[ToolT, ResultT]):
-    """A set of tools; the generated ``Tools`` class of each revision binds the types."""
+class ToolSet(Generic[ToolT, ResultT, ContextT]):
+    """A set of tools; the generated ``Tools`` class of each revision binds the types: its
+    ``Tool``, its ``CallToolResult`` and its ``ServerContext``."""
 
     def __init__(self) -> None:
-        self._tools: dict[str, tuple[ToolT, ToolFunction[ResultT], Any, Any]] = {}
+        self._tools: dict[str, _Entry[ToolT, ContextT, ResultT]] = {}
 
-    def add(self, definition: ToolT, function: ToolFunction[ResultT]) -> None:
+    def add(
+        self, definition: ToolT, function: ToolFunction[ArgumentsT, ContextT, ResultT]
+    ) -> None:
         """Register a tool: its definition (name, inputSchema, ...) and its function."""
         # Read by wire name: outputSchema exists from 2025-06-18 on only.
         wire = as_json(definition)
         output_schema = wire.get("outputSchema")
         output = None if output_schema is None else _validator(output_schema)
         inputs = _validator(wire.get("inputSchema"))
-        self._tools[definition.name] = (definition, function, inputs, output)
+        arguments = _arguments_type(function)
+        self._tools[definition.name] = (definition, function, arguments, inputs, output)
 
-    def tool(self, definition: ToolT) -> Callable[[ToolFunction[ResultT]], ToolFunction[ResultT]]:
-        """Register the decorated function as the tool ``definition`` describes."""
+    def tool(
+        self, definition: ToolT
+    ) -> Callable[
+        [ToolFunction[ArgumentsT, ContextT, ResultT]], ToolFunction[ArgumentsT, ContextT, ResultT]
+    ]:
+        """Register the decorated function as the tool ``definition`` describes; the function
+        is returned unchanged."""
 
-        def register(function: ToolFunction[ResultT]) -> ToolFunction[ResultT]:
+        def register(
+            function: ToolFunction[ArgumentsT, ContextT, ResultT],
+        ) -> ToolFunction[ArgumentsT, ContextT, ResultT]:
             self.add(definition, function)
             return function
 
@@ -110,18 +178,33 @@ class ToolSet(Generic[ToolT, ResultT]):
         """Return a tool error result (``isError: true``) carrying ``message``."""
         raise NotImplementedError
 
-    async def call(self, params: ToolCall, ctx: Any) -> ResultT:
-        """Answer ``tools/call``: check the arguments, run the tool, check its structured output."""
+    async def call(self, params: ToolCall, ctx: ContextT) -> ResultT:
+        """Answer ``tools/call``: check the arguments, run the tool, check its structured output.
+
+        A ``ToolError`` from the tool is a tool error result carrying its message; any other
+        exception is logged and answered with a tool error result that names only the tool.
+        """
         name = params.name
         entry = self._tools.get(name)
         if entry is None:
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}")
-        _, function, inputs, outputs = entry
+        _, function, struct, inputs, outputs = entry
         arguments = {} if isinstance(params.arguments, msgspec.UnsetType) else params.arguments
         problem = _problem(inputs, arguments)
+        typed: object = arguments
+        if problem is None and struct is not None:
+            try:
+                typed = msgspec.convert(arguments, struct)
+            except msgspec.ValidationError as exc:
+                problem = str(exc)
         if problem is not None:
             return self.error_result(f"Invalid arguments for tool {name}: {problem}")
-        result = await function(arguments, ctx)
+        try:
+            result = await function(typed, ctx)
+        except PASSED_ON:
+            raise
+        except Exception as exc:
+            return self.error_result(failure_text(name, exc))
         # Read by wire name: the result types of revisions with outputSchema have these.
         wire = as_json(result) if outputs is not None else {}
         if outputs is not None and wire.get("isError") is not True:

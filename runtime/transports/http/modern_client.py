@@ -28,6 +28,8 @@ from ...roles.modern_client import (
     DEFAULT_PROBE_TIMEOUT,
     Frame,
     LegacyServer,
+    LegacyT,
+    ModernT,
     OnNotification,
     connect_modern,
 )
@@ -37,7 +39,7 @@ from .base import HttpAuth
 from .headers import InvalidToolHeaders, ParamHeader, param_headers, request_headers
 from .sse import EventTooLarge, SSEParser
 
-log = logging.getLogger("mcpgen.http")
+log = logging.getLogger(__name__)
 _ENCODER: Final = msgspec.json.Encoder()
 _ACCEPT: Final = {
     "Accept": "application/json, text/event-stream",
@@ -195,14 +197,14 @@ async def connect_http_modern(client: Any, url: str, **options: Any) -> dict[str
 
 
 async def connect_http_auto(
-    modern: Any,
-    legacy: Sequence[Any],
+    modern: ModernT,
+    legacy: Sequence[LegacyT],
     url: str,
     *,
     probe_timeout: float = DEFAULT_PROBE_TIMEOUT,
     headers: Mapping[str, str] | None = None,
     auth: HttpAuth | None = None,
-) -> Any:
+) -> ModernT | LegacyT:
     """Auto mode over HTTP: the modern client if the server is modern, else a legacy one.
 
     ``auth`` (an ``OAuthClient``) authorizes both the probe and the legacy fallback.

@@ -2,7 +2,8 @@
 """The 2026-07-28 Streamable HTTP request headers, as pure functions (``streamable-http.mdx``).
 
 The client mirrors ``method`` into ``Mcp-Method``, ``params.name``/``params.uri`` into
-``Mcp-Name`` (``tools/call``, ``resources/read``, ``prompts/get``) and each tool argument
+``Mcp-Name`` (``tools/call``, ``resources/read``, ``prompts/get``; ``params.taskId`` for the
+tasks extension's ``tasks/*``) and each tool argument
 whose schema carries ``x-mcp-header`` into ``Mcp-Param-{name}``; values that are not plain
 header-safe ASCII travel as ``=?base64?...?=``. The server checks every mirrored header
 against the body and refuses a mismatch with HTTP 400 and -32020 (``HeaderMismatch``).
@@ -25,8 +26,16 @@ PROTOCOL_VERSION_HEADER: Final = "mcp-protocol-version"
 METHOD_HEADER: Final = "mcp-method"
 NAME_HEADER: Final = "mcp-name"
 PARAM_PREFIX: Final = "mcp-param-"
-NAMED_METHODS: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-"""Methods whose ``Mcp-Name`` mirrors a params field, and which field."""
+NAMED_METHODS: Final = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
+"""Methods whose ``Mcp-Name`` mirrors a params field, and which field (the ``tasks/*`` ones:
+the tasks extension, so that intermediaries can route a task's requests to its server)."""
 MAX_SAFE_INTEGER: Final = 2**53 - 1
 
 _SENTINEL_START: Final = "=?base64?"

@@ -1,0 +1,280 @@
+"""The tasks extension of 2026-07-28 (``io.modelcontextprotocol/tasks``, SEP-2663), server side.
+
+The server decides: a ``tools/call`` for a task-supporting tool, from a client that declared the
+extension in this request's ``_meta`` capabilities, is answered with a flat ``CreateTaskResult``
+(``resultType: "task"``, the task's fields at the top level) once the task is in the store,
+and the unchanged handler goes on in the background. A ``required`` tool called without the
+extension is refused with -32021 naming the extension. ``tasks/get`` returns the task with its
+outcome inlined (``result``, or ``error`` for a JSON-RPC error; a tool result with
+``isError`` is ``completed``) and, while it waits for input, its ``inputRequests``;
+``tasks/update`` delivers ``inputResponses``; ``tasks/cancel`` acknowledges with an empty
+result. All three need the extension in the request's capabilities (-32021) and refuse an
+unknown task id (-32602); ``tasks/result`` and ``tasks/list`` do not exist (-32601).
+
+What is not wire lives in ``taskwork.py`` and ``taskstore.py``, shared with 2025-11-25: this
+module only maps the extension's messages onto them. A task is bound to the identity that
+created it (the OAuth principal of the request; without authorization every caller is the same
+anonymous requestor and the unguessable task id is the only key).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final, Literal
+
+import msgspec
+
+from ..auth.principal import current_principal
+from ..core.codec import convert
+from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
+from ..core.tasks import TERMINAL
+from ..core.wire import as_object
+from .mrtr import INPUT_CAPABILITY, InvalidInputResponse, MissingClientCapability, params_json
+from .taskstore import TaskRecord
+from .taskwork import TaskWork
+
+EXTENSION: Final = "io.modelcontextprotocol/tasks"
+STATUS_NOTIFICATION: Final = "notifications/tasks"
+EXTENSION_METHODS: Final = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
+MAX_INPUT_REQUESTS: Final = 1024
+"""Most input requests one task may issue over its lifetime (keys are never reused)."""
+
+Plan = Literal["sync", "task", "handler"]
+"""How a call runs: synchronously, as a task from the start, or as a task once its handler
+calls ``begin_task`` (after the MRTR rounds it needs)."""
+Call = Callable[[], Awaitable[Any]]
+Publish = Callable[[TaskRecord, dict[str, Any]], Awaitable[None]]
+"""Sends a task's new state (``notifications/tasks`` params) to those listening for it."""
+
+
+def missing_extension() -> MissingClientCapability:
+    """The -32021 error naming the extension under ``requiredCapabilities.extensions``."""
+    return MissingClientCapability(EXTENSION, {"extensions": {EXTENSION: {}}})
+
+
+def declares_extension(client_capabilities: Mapping[str, Any]) -> bool:
+    """Whether the request's client capabilities include the tasks extension."""
+    extensions = as_object(client_capabilities.get("extensions"))
+    return extensions is not None and as_object(extensions.get(EXTENSION)) is not None
+
+
+def requestor() -> str:
+    """The identity a task is bound to: the request's OAuth principal, or the anonymous one."""
+    principal = current_principal()
+    if principal is None:
+        return ""
+    return "\x00".join((principal.issuer or "", principal.subject or "", principal.client_id or ""))
+
+
+class TaskInput:
+    """The input requests of one running task (``inputRequests``) and their answers.
+
+    A handler's ``ask`` adds a request under a key never used before in this task and holds the
+    task in ``input_required`` until every pending request is answered by ``tasks/update``.
+    """
+
+    def __init__(
+        self,
+        work: TaskWork,
+        record: TaskRecord,
+        client_capabilities: Mapping[str, Any],
+        result_types: Mapping[str, Any],
+    ) -> None:
+        self.work = work
+        self.record = record
+        self.client_capabilities = client_capabilities
+        self.result_types = result_types
+        self.pending: dict[str, dict[str, Any]] = {}
+        self._waiting: dict[str, asyncio.Future[Any]] = {}
+        self._issued: set[str] = set()
+
+    def _fresh(self, key: str) -> str:
+        if len(self._issued) >= MAX_INPUT_REQUESTS:
+            raise MCPError(INTERNAL_ERROR, f"a task may issue at most {MAX_INPUT_REQUESTS} inputs")
+        fresh, n = key, 1
+        while fresh in self._issued:
+            n += 1
+            fresh = f"{key}-{n}"
+        self._issued.add(fresh)
+        return fresh
+
+    async def ask(self, method: str, params: Any, key: str | None = None) -> Any:
+        """Ask the client through the task and return the typed answer once it is delivered."""
+        capability = INPUT_CAPABILITY.get(method)
+        if capability is None:
+            raise ValueError(f"{method} is not a request a server may put in inputRequests")
+        if not isinstance(self.client_capabilities.get(capability), Mapping):
+            raise MissingClientCapability(capability)
+        key = self._fresh(key or f"{capability}-{len(self._issued) + 1}")
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.pending[key] = {"method": method, "params": params_json(params)}
+        self._waiting[key] = future
+        try:
+            if self.record.status == "working":
+                await self.work.move(self.record, "input_required")
+            raw = await future
+        finally:
+            self.pending.pop(key, None)
+            self._waiting.pop(key, None)
+        return convert(raw, self.result_types[method])
+
+    async def answer(self, responses: Mapping[str, Any]) -> None:
+        """Deliver the answers to pending requests (others are ignored, as the extension says);
+        an answer that is not a valid result of its request refuses the whole update."""
+        given: list[tuple[str, Any]] = []
+        for key, raw in responses.items():
+            asked = self.pending.get(key)
+            if asked is None:
+                continue
+            try:
+                convert(raw, self.result_types[asked["method"]])
+            except (msgspec.ValidationError, TypeError) as exc:
+                raise InvalidInputResponse(f"inputResponses[{key!r}]: {exc}") from None
+            given.append((key, raw))
+        for key, raw in given:
+            del self.pending[key]
+            future = self._waiting.get(key)
+            if future is not None and not future.done():
+                future.set_result(raw)
+        if given and not self.pending and self.record.status == "input_required":
+            await self.work.move(self.record, "working")
+
+
+class ModernTasks:
+    """The tasks extension of one 2026-07-28 server: its plan per call, and ``tasks/*``."""
+
+    def __init__(self, support: Any, result_types: Mapping[str, Any], publish: Publish) -> None:
+        self.support = support
+        self.result_types = result_types
+        self.publish = publish
+        announce = self._announce if support.notify else None
+        self.work = TaskWork(support.store, announce, error_result="completed")
+        self.inputs: dict[str, TaskInput] = {}
+        self.methods = EXTENSION_METHODS if support.cancel else EXTENSION_METHODS - {"tasks/cancel"}
+        self._settling: set[asyncio.Task[None]] = set()
+
+    def plan(self, method: str, params: Mapping[str, Any], capabilities: Mapping[str, Any]) -> Plan:
+        """How this call runs; raises -32021 for a ``required`` tool without the extension."""
+        if method != "tools/call" or (
+            self.support.methods is not None and method not in self.support.methods
+        ):
+            return "sync"
+        name = str(params.get("name"))
+        tools = self.support.tools
+        mode = "optional" if tools is None else tools.get(name, "forbidden")
+        if mode == "forbidden":
+            return "sync"
+        if not declares_extension(capabilities):
+            if mode == "required":
+                raise missing_extension()
+            return "sync"
+        return "handler" if name in self.support.begins_in_handler else "task"
+
+    async def run(
+        self, plan: Plan, method: str, call: Call, connection: Any
+    ) -> tuple[dict[str, Any] | None, Any]:
+        """Run a call that may become a task: ``(CreateTaskResult, None)`` once its task began
+        (the handler goes on in the background), else ``(None, result)``; errors propagate."""
+        begun: asyncio.Future[tuple[TaskRecord, dict[str, Any]]]
+        begun = asyncio.get_running_loop().create_future()
+
+        async def begin() -> None:
+            if begun.done():
+                return
+            record = await self.support.store.create(requestor(), method, None)
+            caps = connection.their_capabilities
+            connection.task = self.inputs[record.task_id] = TaskInput(
+                self.work, record, caps, self.result_types
+            )
+            connection.stop_emitting()
+            begun.set_result((record, {"resultType": "task", **self.detailed(record)}))
+
+        async def body() -> Any:
+            if plan == "task":
+                await begin()
+            return await call()
+
+        connection.begin_task = begin
+        runner = asyncio.get_running_loop().create_task(body())
+        try:
+            await asyncio.wait({runner, begun}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            if not begun.done():
+                runner.cancel()
+            raise
+        if not begun.done():
+            return None, runner.result()
+        record, created = begun.result()
+        self.work.track(record, runner)  # tasks/cancel cancels the handler itself
+        settler = asyncio.get_running_loop().create_task(self._settle(record, runner))
+        self._settling.add(settler)
+        settler.add_done_callback(self._settling.discard)
+        return created, None
+
+    async def _settle(self, record: TaskRecord, runner: asyncio.Task[Any]) -> None:
+        """Record the outcome of a call that became a task, then forget its inputs."""
+        try:
+            await self.work.settle(record, runner)
+        finally:
+            self.inputs.pop(record.task_id, None)
+
+    def detailed(self, record: TaskRecord) -> dict[str, Any]:
+        """The task as ``tasks/get`` and ``notifications/tasks`` show it (``DetailedTask``)."""
+        out = record.wire(ttl="ttlMs", poll_interval="pollIntervalMs")
+        inputs = self.inputs.get(record.task_id)
+        if record.status == "input_required" and inputs is not None:
+            out["inputRequests"] = dict(inputs.pending)
+        if record.status == "completed" and record.result is not None:
+            out["result"] = record.result
+        if record.status == "failed" and record.error is not None:
+            error: dict[str, Any] = {"code": record.error.code, "message": record.error.message}
+            if record.error.data is not None:
+                error["data"] = record.error.data
+            out["error"] = error
+        return out
+
+    async def _announce(self, record: TaskRecord) -> None:
+        await self.publish(record, self.detailed(record))
+
+    async def owned(self, task_ids: list[str]) -> list[str]:
+        """The ids among ``task_ids`` of tasks the current requestor may see."""
+        owner = requestor()
+        return [i for i in task_ids if await self.support.store.get(owner, i) is not None]
+
+    async def answer(
+        self, method: str, params: Mapping[str, Any], capabilities: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """Answer ``tasks/get``, ``tasks/update`` or ``tasks/cancel`` for the requestor."""
+        if not declares_extension(capabilities):
+            raise missing_extension()
+        task_id = params.get("taskId")
+        record = (
+            await self.support.store.get(requestor(), task_id) if isinstance(task_id, str) else None
+        )
+        if record is None:
+            raise MCPError(INVALID_PARAMS, f"Failed to {method[6:]} task: Task not found")
+        if method == "tasks/get":
+            return {"resultType": "complete", **self.detailed(record)}
+        if method == "tasks/update":
+            responses = as_object(params.get("inputResponses"))
+            if responses is None:
+                raise MCPError(INVALID_PARAMS, "Invalid params: inputResponses must be an object")
+            inputs = self.inputs.get(record.task_id)
+            if inputs is not None and record.status not in TERMINAL:
+                try:
+                    await inputs.answer(responses)
+                except InvalidInputResponse as exc:
+                    raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
+        elif record.status not in TERMINAL:
+            await self.work.cancel(record, "The task was cancelled by request.")
+        return {"resultType": "complete"}
+
+
+async def begin_task(ctx: Any) -> None:
+    """Make the rest of this ``tools/call`` a task (2026-07-28 tasks extension): the client gets
+    ``CreateTaskResult`` now and the handler goes on in the background. For a tool named in
+    ``TaskSupport.begins_in_handler``, after the MRTR rounds it needs; a no-op elsewhere."""
+    begin = getattr(ctx.connection, "begin_task", None)
+    if begin is not None:
+        await begin()

@@ -1,0 +1,93 @@
+"""The peer's requests being handled: their tasks, by request id, and how they are started.
+
+A handler starts at once, in a copy of the context, and becomes a task only if it waits. The
+table keeps a task under its request's id for as long as the task runs and no longer: an entry
+is removed when its task ends, whichever way, so a handler that answered and then waited on a
+full pipe leaves nothing behind (its id, which the peer chooses and may make large, included).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import types
+from collections.abc import Coroutine, Generator
+from typing import Any, cast
+
+from ..core.events import RequestId
+
+
+class RequestTasks:
+    """Tasks of the peer's requests still being handled, by request id."""
+
+    def __init__(self) -> None:
+        self._tasks: dict[RequestId, asyncio.Task[None]] = {}
+
+    def start(self, request_id: RequestId, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` now (``start_eagerly``); if it waits, keep its task until it ends."""
+        task = start_eagerly(work)
+        if task is None:
+            return
+        self._tasks[request_id] = task
+        task.add_done_callback(lambda done: self._forget(request_id, done))
+
+    def _forget(self, request_id: RequestId, task: asyncio.Task[None]) -> None:
+        if self._tasks.get(request_id) is task:  # not a later request that reused the id
+            del self._tasks[request_id]
+
+    def answered(self, request_id: RequestId) -> None:
+        """The handler answered: from now on no cancellation reaches its task."""
+        self._tasks.pop(request_id, None)
+
+    def cancel(self, request_id: RequestId) -> None:
+        """Cancel the handler of ``request_id``, if it is still running."""
+        task = self._tasks.pop(request_id, None)
+        if task is not None:
+            task.cancel()
+
+    def cancel_all(self) -> None:
+        """Cancel every handler still running."""
+        for task in list(self._tasks.values()):
+            task.cancel()
+
+    def tasks(self) -> list[asyncio.Task[None]]:
+        """The tasks still running."""
+        return list(self._tasks.values())
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+
+def start_eagerly(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:
+    """Run ``coro`` now, in a copy of the context, up to its first wait; then go on in a Task.
+
+    Returns the Task, or None when ``coro`` finished without waiting. (Python 3.12's
+    ``eager_start`` does the same; this works on 3.11.)
+    """
+    context = contextvars.copy_context()
+    try:
+        waiting_on = context.run(coro.send, None)
+    except StopIteration:
+        return None
+    # types.coroutine makes the generator a coroutine at run time; typeshed says Awaitable.
+    resumed = cast("Coroutine[Any, Any, None]", _resume(coro, waiting_on))
+    task: asyncio.Task[None] = asyncio.get_running_loop().create_task(resumed, context=context)
+    return task
+
+
+@types.coroutine
+def _resume(coro: Coroutine[Any, Any, None], waiting_on: Any) -> Generator[Any, Any, None]:
+    """Drive a started coroutine on: pass what it waits on to the Task, and back what comes."""
+    while True:
+        try:
+            sent = yield waiting_on
+        except BaseException as exc:  # cancellation and the like go into the coroutine
+            try:
+                waiting_on = coro.throw(exc)
+            except StopIteration:
+                return
+        else:
+            try:
+                waiting_on = coro.send(sent)
+            except StopIteration:
+                return

@@ -1,0 +1,121 @@
+"""Running handlers as tasks, shared by both task designs (2025-11-25 and the 2026-07-28
+``io.modelcontextprotocol/tasks`` extension).
+
+``TaskWork`` owns what does not depend on the wire: the background handlers of one receiver,
+each tied to its ``TaskRecord`` in a ``TaskStore``; the status moves (the spec's lifecycle,
+``core/tasks.py``), each saved and then announced through a callback the era supplies; the
+outcome of a handler (a result, a JSON-RPC error, a crash, a cancellation) recorded on its
+task; and cancellation. The eras differ only in what they put on the wire around it
+(``tasks.py``: ``tasks/result``, ``notifications/tasks/status``; ``modern_tasks.py``:
+``tasks/get`` with the outcome inlined, ``tasks/update``, ``notifications/tasks``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+import traceback
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ..core.errors import INTERNAL_ERROR, MCPError
+from ..core.lifecycle import as_json
+from ..core.tasks import may_move
+from .taskstore import InMemoryTaskStore, TaskRecord, TaskStore
+
+Announce = Callable[[TaskRecord], Awaitable[None]]
+"""Tells the requestor about a task's new state (a notification), after it is saved."""
+
+
+class TaskWork:
+    """The background handlers of one task receiver and the status moves of their tasks.
+
+    ``error_result``: the status of a task whose handler returned a result with
+    ``isError: true`` (2025-11-25: ``failed``; the 2026-07-28 extension: ``completed``).
+    """
+
+    def __init__(
+        self, store: TaskStore, announce: Announce | None = None, *, error_result: str = "failed"
+    ) -> None:
+        self.store = store
+        self.announce = announce
+        self.error_result = error_result
+        self.running: dict[str, tuple[TaskRecord, asyncio.Task[Any]]] = {}
+
+    def clock(self) -> float:
+        """The store's clock when it has one (the in-memory store's), else the time."""
+        store = self.store
+        return store.clock() if isinstance(store, InMemoryTaskStore) else time.time()
+
+    def track(self, record: TaskRecord, runner: asyncio.Task[Any]) -> None:
+        """Remember the asyncio task running ``record``'s handler until it ends."""
+        self.running[record.task_id] = (record, runner)
+        runner.add_done_callback(lambda _: self.running.pop(record.task_id, None))
+
+    async def move(self, record: TaskRecord, status: str, message: str | None = None) -> None:
+        """Move a task to ``status`` (as the spec's lifecycle allows), save it, announce it."""
+        if not may_move(record.status, status):
+            raise ValueError(f"a task may not move from {record.status!r} to {status!r}")
+        record.status = status
+        record.status_message = message
+        record.updated = max(self.clock(), record.created)
+        await self.store.save(record)
+        if self.announce is not None:
+            try:
+                await self.announce(record)
+            except Exception:  # the peer went away: the task's state is kept all the same
+                traceback.print_exc(file=sys.stderr)
+
+    async def finish(
+        self,
+        record: TaskRecord,
+        status: str,
+        *,
+        result: dict[str, Any] | None = None,
+        error: MCPError | None = None,
+        message: str | None = None,
+    ) -> None:
+        """Record the outcome and move to a terminal ``status`` (a cancelled task stays so)."""
+        if not may_move(record.status, status):
+            return
+        record.result, record.error = result, error
+        await self.move(record, status, message)
+
+    async def settle(self, record: TaskRecord, call: Awaitable[Any]) -> None:
+        """Await the handler's ``call`` and record its outcome on the task."""
+        try:
+            result = await call
+        except asyncio.CancelledError:
+            return
+        except MCPError as exc:
+            await self.finish(record, "failed", error=exc, message=exc.message)
+        except Exception as exc:
+            traceback.print_exc(file=sys.stderr)
+            error = MCPError(INTERNAL_ERROR, f"Internal error: {exc}")
+            await self.finish(record, "failed", error=error, message=error.message)
+        else:
+            data = as_json(result)
+            status = self.error_result if data.get("isError") is True else "completed"
+            await self.finish(record, status, result=data)
+
+    async def cancel(self, record: TaskRecord, message: str) -> None:
+        """Stop the task's handler (if it runs) and move the task to ``cancelled``."""
+        running = self.running.pop(record.task_id, None)
+        if running is not None:
+            running[1].cancel()
+        if may_move(record.status, "cancelled"):
+            await self.move(record, "cancelled", message)
+
+    async def close(self, message: str) -> None:
+        """Stop every handler still running; their tasks become ``cancelled`` (not announced:
+        the requestor is gone), so that they no longer hold a place in the store."""
+        running = list(self.running.values())
+        self.running.clear()
+        for record, runner in running:
+            runner.cancel()
+            if may_move(record.status, "cancelled"):
+                record.status = "cancelled"
+                record.status_message = message
+                record.updated = max(self.clock(), record.created)
+                await self.store.save(record)
