@@ -1,8 +1,12 @@
 """The conformance harness's fixture client for both eras, written on the generated package's API.
 
-``python -m tests.era_fixture_client URL``: connects in auto mode, lists and calls the tools
-(with the arguments ``MCP_CONFORMANCE_CONTEXT`` names, if any), reads every resource and gets
-every prompt; input requests are answered by the ``on_*`` handlers. Exit 0 unless it fails.
+``python -m tests.era_fixture_client URL``: connects in auto mode (2026-07-28, else
+2025-11-25, else, in a second connection, 2025-06-18 or 2025-03-26), lists and calls the
+tools (with the arguments ``MCP_CONFORMANCE_CONTEXT`` names, if any), reads every resource and
+gets every prompt, each only when the server declares it; input requests are answered by the
+``on_*`` handlers. In the scenario ``json-schema-2020-12-preservation`` it passes the input
+schema of the tool declaring ``$schema``, as received, to the tool taking a ``schema``
+argument. Exit 0 unless it fails.
 """
 
 from __future__ import annotations
@@ -18,8 +22,11 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from generated._runtime.core.errors import UnsupportedVersion
 from generated._runtime.roles.peer import MCPError
 from generated._runtime.transports.http.modern_client import connect_http_auto
+from generated.v2025_03_26 import Client as Client0326
+from generated.v2025_06_18 import Client as Client0618
 from generated.v2025_11_25 import Client as LegacyClient
 from generated.v2025_11_25 import types as t25
 from generated.v2026_07_28 import Client
@@ -69,13 +76,35 @@ def sample(schema: Any) -> dict[str, Any]:
     return {k: SAMPLES.get(props.get(k, {}).get("type"), "x") for k in required}
 
 
+def echo_schema_calls(tools: list[Any]) -> list[dict[str, Any]]:
+    """Calls passing the input schema of the tool that declares ``$schema``, as this client
+    received it, to each tool taking a ``schema`` argument (what the harness compares)."""
+    schemas = [msgspec.to_builtins(tool.input_schema) for tool in tools]
+    focal = next((schema for schema in schemas if "$schema" in schema), None)
+    takes = [
+        tool.name
+        for tool, schema in zip(tools, schemas, strict=True)
+        if "schema" in schema.get("properties", {})
+    ]
+    return (
+        [] if focal is None else [{"name": name, "arguments": {"schema": focal}} for name in takes]
+    )
+
+
 async def main(url: str) -> int:
     """Exercise the server at ``url``."""
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
-    client: Any = await connect_http_auto(FixtureClient(), [FixtureLegacyClient()], url)
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    try:
+        client: Any = await connect_http_auto(FixtureClient(), [FixtureLegacyClient()], url)
+    except UnsupportedVersion:  # declared together, their common capabilities would be fewer
+        client = await connect_http_auto(FixtureClient(), [Client0618(), Client0326()], url)
     try:
         calls = context.get("toolCalls")
-        tools = (await client.list_tools()).tools
+        caps = client.their_capabilities
+        tools = (await client.list_tools()).tools if "tools" in caps else []
+        if scenario == "json-schema-2020-12-preservation":
+            calls = echo_schema_calls(tools)
         if calls is None:
             calls = [{"name": tool.name, "arguments": sample(tool.input_schema)} for tool in tools]
         for call in calls:
@@ -83,7 +112,6 @@ async def main(url: str) -> int:
                 await client.call_tool(name=call["name"], arguments=call.get("arguments") or {})
             except MCPError as exc:
                 print(f"{call['name']}: {exc}", file=sys.stderr)
-        caps = client.their_capabilities
         if "resources" in caps:
             for resource in (await client.list_resources()).resources:
                 await client.read_resource(uri=resource.uri)

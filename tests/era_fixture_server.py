@@ -2,8 +2,9 @@
 
 Carries the tools, prompts and resources the harness's scenario descriptions name (``test_*``,
 ``test://...``). Run: ``python -m tests.era_fixture_server PORT`` (Streamable HTTP on
-127.0.0.1:PORT/mcp) or ``python -m tests.era_fixture_server stdio`` (both eras; ``stdio-stateless``:
-2026-07-28 only).
+127.0.0.1:PORT/mcp; ``PORT --json``: JSON response mode; ``PORT converted``: the
+initialize-era side through the converters) or ``python -m tests.era_fixture_server stdio``
+(both eras; ``stdio-stateless``: 2026-07-28 only).
 """
 
 from __future__ import annotations
@@ -179,6 +180,13 @@ async def progress_tool(args: dict[str, Any], ctx: ServerContext) -> t.CallToolR
     return text("progress done")
 
 
+async def reconnection_tool(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+    """Close this call's SSE stream mid-call (SSE polling); the client resumes for the answer."""
+    if await ctx.close_sse_stream(retry_ms=100):
+        await asyncio.sleep(0.2)
+    return text("Reconnection test completed")
+
+
 async def trigger_tools(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
     await ctx.notify_tool_list_changed()
     return text("tools changed")
@@ -344,7 +352,7 @@ TOOLS: dict[str, tuple[dict[str, Any], Handler]] = {
     ),
     "test_elicitation_sep1034_defaults": ({}, elicit_with(SEP1034_SCHEMA)),
     "test_elicitation_sep1330_enums": ({}, elicit_with(SEP1330_SCHEMA)),
-    "test_reconnection": ({}, lambda a, c: fixed(text("Reconnection test completed"))),
+    "test_reconnection": ({}, reconnection_tool),
     "test_trigger_tool_change": ({}, trigger_tools),
     "test_trigger_prompt_change": ({}, trigger_prompts),
     "test_input_required_result_elicitation": ({}, elicit_name),
@@ -713,7 +721,7 @@ def main() -> None:
     if sys.argv[1:] == ["stdio-stateless"]:
         FixtureServer().run_stdio()
         return
-    options = HttpOptions(sse_retry_ms=1000)
+    options = HttpOptions(json_response="--json" in sys.argv[2:])
     if sys.argv[2:] == ["converted"]:
         run_http(every_revision(FixtureLegacy()), port=int(sys.argv[1]), options=options)
     else:

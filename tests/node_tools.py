@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
+
+T = TypeVar("T")
 
 NODE_BIN = Path(__file__).resolve().parent / "node" / "node_modules" / ".bin"
 """The folder of the pinned Node 22, ``conformance`` and ``pyright`` executables."""
@@ -36,3 +42,25 @@ def node_tool(name: str) -> str:
     if path is None:
         pytest.fail(f"{name} is not installed in {NODE_BIN}: run `make node-tools`")
     return path
+
+
+def start_selected(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    test_name: str,
+    run: Callable[[str, Path], T],
+    parallel: int,
+) -> dict[str, Future[T]]:
+    """Start ``run(name, folder)`` for each ``name`` parameter of the selected items of the
+    test ``test_name``, ``parallel`` at a time (harness runs mostly wait on each other)."""
+    selected = [
+        str(item.callspec.params["name"])
+        for item in request.session.items
+        if isinstance(item, pytest.Function) and item.originalname == test_name
+    ]
+    pool = ThreadPoolExecutor(parallel)
+    request.addfinalizer(pool.shutdown)
+    return {
+        name: pool.submit(run, name, tmp_path_factory.mktemp(re.sub(r"[^\w.-]", "-", name)[:60]))
+        for name in dict.fromkeys(selected)
+    }

@@ -18,13 +18,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.node_tools import node_env, node_tool
+from tests.node_tools import node_env, node_tool, start_selected
 
 FIXTURE = Path(__file__).resolve().parent / "auth_fixture_client.py"
 
@@ -114,17 +114,7 @@ def outcomes(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, Future[Outcome]]:
     """The selected scenarios, started ``PARALLEL`` at a time when the first test needs one."""
-    selected = [
-        str(item.callspec.params["name"])
-        for item in request.session.items
-        if isinstance(item, pytest.Function) and item.originalname == "test_auth_scenario"
-    ]
-    pool = ThreadPoolExecutor(PARALLEL)
-    request.addfinalizer(pool.shutdown)
-    return {
-        name: pool.submit(run_scenario, name, tmp_path_factory.mktemp(name.replace("@", "-")))
-        for name in dict.fromkeys(selected)
-    }
+    return start_selected(request, tmp_path_factory, "test_auth_scenario", run_scenario, PARALLEL)
 
 
 @pytest.mark.parametrize("name", RUNS)

@@ -3,8 +3,10 @@
 One fixture server process (``tests/era_fixture_server.py``) serves the whole module (a second
 one serves its initialize-era side through the converters, for the scenarios of the converted
 2026-07-28 face); each scenario is one ``conformance server`` run whose ``checks.json`` must
-hold no FAILURE and no WARNING. The tasks extension scenarios (``tasks-*``) are not on the
-harness's spec timeline, so they run with ``--force`` at 2026-07-28.
+hold no FAILURE and no WARNING, and each client scenario one ``conformance client`` run of the
+fixture client (``tests/era_fixture_client.py``). The runs go ``PARALLEL`` at a time. The
+tasks extension scenarios (``tasks-*``) are not on the harness's spec timeline, so they run
+with ``--force`` at 2026-07-28.
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.node_tools import node_env, node_tool
+from tests.node_tools import node_env, node_tool, start_selected
 from tests.process_support import http_process
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,8 +88,8 @@ def run_harness(
     version: str = "2026-07-28",
     *,
     force: bool = False,
-) -> None:
-    """Run one harness scenario at ``version``; fail on any FAILURE or WARNING check it wrote.
+) -> list[dict[str, Any]]:
+    """Run one harness scenario at ``version``; return the checks it wrote.
 
     ``force``: run an extension scenario, which the harness places on no spec version.
     """
@@ -99,19 +103,12 @@ def run_harness(
         env=node_env(),
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=300,
     )
     results = list(out.glob("*/checks.json"))
     assert results, f"no checks.json written:\n{run.stdout}\n{run.stderr}"
-    checks = json.loads(results[0].read_text())
-    bad = [c for c in checks if c["status"] in ("FAILURE", "WARNING")]
-    assert checks and not bad, json.dumps(bad, indent=1)[:4000]
-
-
-@pytest.mark.parametrize("scenario", SCENARIOS)
-def test_conformance_scenario(scenario: str, fixture_url: str, tmp_path: Path) -> None:
-    """Every check of the scenario is SUCCESS (an INFO or SKIPPED check is not a failure)."""
-    run_harness("server", ["--url", fixture_url], scenario, tmp_path)
+    checks: list[dict[str, Any]] = json.loads(results[0].read_text())
+    return checks
 
 
 CONVERTED_SCENARIOS = ["http-custom-header-server-validation", "tools-list", "json-schema-2020-12"]
@@ -126,12 +123,6 @@ def converted_url() -> Iterator[str]:
         lambda port: ["-m", "tests.era_fixture_server", str(port), "converted"]
     ) as url:
         yield url
-
-
-@pytest.mark.parametrize("scenario", CONVERTED_SCENARIOS)
-def test_converted_face_scenario(scenario: str, converted_url: str, tmp_path: Path) -> None:
-    """Every check is SUCCESS against the converted 2026-07-28 face."""
-    run_harness("server", ["--url", converted_url], scenario, tmp_path)
 
 
 TASKS_SCENARIOS = [
@@ -149,12 +140,6 @@ TASKS_SCENARIOS = [
 """The tasks extension (``io.modelcontextprotocol/tasks``) scenarios: every one the harness has
 (``tasks-status-notifications`` is a single SKIPPED check in this harness version; our own
 test of ``notifications/tasks`` is in ``tests/test_modern_tasks.py``)."""
-
-
-@pytest.mark.parametrize("scenario", TASKS_SCENARIOS)
-def test_tasks_extension_scenario(scenario: str, fixture_url: str, tmp_path: Path) -> None:
-    """Every check of the tasks extension scenario is SUCCESS (or SKIPPED by the harness)."""
-    run_harness("server", ["--url", fixture_url], scenario, tmp_path, force=True)
 
 
 LEGACY_SCENARIOS = [
@@ -189,18 +174,6 @@ harness's client still negotiates its newest revision; ``--spec-version`` picks 
 wire check validates every message against, so a field 2025-06-18 lacks would fail there)."""
 
 
-@pytest.mark.parametrize(
-    ("scenario", "version"),
-    [(name, "2025-11-25") for name in LEGACY_SCENARIOS]
-    + [(name, "2025-06-18") for name in LEGACY_SCENARIOS if name not in NEWER_ONLY],
-)
-def test_initialize_era_scenario(
-    scenario: str, version: str, fixture_url: str, tmp_path: Path
-) -> None:
-    """Every check of the initialize-era scenario is SUCCESS at ``version``."""
-    run_harness("server", ["--url", fixture_url], scenario, tmp_path, version)
-
-
 CLIENT_SCENARIOS = [
     "request-metadata",
     "sep-2322-client-request-state",
@@ -209,13 +182,6 @@ CLIENT_SCENARIOS = [
     "http-invalid-tool-headers",
     "tools_call",
 ]
-
-
-@pytest.mark.parametrize("scenario", CLIENT_SCENARIOS)
-def test_conformance_client_scenario(scenario: str, tmp_path: Path) -> None:
-    """The harness's server checks our fixture client (``tests/era_fixture_client.py``)."""
-    command = f"{sys.executable} -m tests.era_fixture_client"
-    run_harness("client", ["--command", command], scenario, tmp_path)
 
 
 LEGACY_CLIENT_SCENARIOS = [
@@ -228,8 +194,54 @@ LEGACY_CLIENT_SCENARIOS = [
 ]
 
 
-@pytest.mark.parametrize(("scenario", "version"), LEGACY_CLIENT_SCENARIOS)
-def test_initialize_era_client_scenario(scenario: str, version: str, tmp_path: Path) -> None:
-    """The harness's initialize-era server checks our fixture client (auto mode falls back)."""
+PARALLEL = 4
+"""Harness runs at once (each a Node process against a fixture, mostly waiting)."""
+NEWEST = "2026-07-28"
+Run = tuple[str, str, str, str, bool]
+"""mode, target (``fixture``, ``converted``, ``client``), scenario, version, force."""
+RUNS: dict[str, Run] = {
+    **{f"{s}@{NEWEST}": ("server", "fixture", s, NEWEST, False) for s in SCENARIOS},
+    **{f"{s}@converted": ("server", "converted", s, NEWEST, False) for s in CONVERTED_SCENARIOS},
+    **{f"{s}@extension": ("server", "fixture", s, NEWEST, True) for s in TASKS_SCENARIOS},
+    **{f"{s}@2025-11-25": ("server", "fixture", s, "2025-11-25", False) for s in LEGACY_SCENARIOS},
+    **{
+        f"{s}@2025-06-18": ("server", "fixture", s, "2025-06-18", False)
+        for s in LEGACY_SCENARIOS
+        if s not in NEWER_ONLY
+    },
+    **{f"client:{s}@{NEWEST}": ("client", "client", s, NEWEST, False) for s in CLIENT_SCENARIOS},
+    **{f"client:{s}@{v}": ("client", "client", s, v, False) for s, v in LEGACY_CLIENT_SCENARIOS},
+}
+"""Every run of this module by its test id."""
+
+
+@pytest.fixture(scope="module")
+def outcomes(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    fixture_url: str,
+    converted_url: str,
+) -> dict[str, Future[list[dict[str, Any]]]]:
+    """The selected runs, started ``PARALLEL`` at a time when the first test needs one."""
     command = f"{sys.executable} -m tests.era_fixture_client"
-    run_harness("client", ["--command", command], scenario, tmp_path, version)
+    targets = {
+        "fixture": ["--url", fixture_url],
+        "converted": ["--url", converted_url],
+        "client": ["--command", command],
+    }
+
+    def run(name: str, out: Path) -> list[dict[str, Any]]:
+        mode, target, scenario, version, force = RUNS[name]
+        return run_harness(mode, targets[target], scenario, out, version, force=force)
+
+    return start_selected(request, tmp_path_factory, "test_scenario", run, PARALLEL)
+
+
+@pytest.mark.parametrize("name", list(RUNS))
+def test_scenario(name: str, outcomes: dict[str, Future[list[dict[str, Any]]]]) -> None:
+    """Every check of the run is SUCCESS (an INFO or SKIPPED check is not a failure): the
+    harness's client against the fixture server (either face), or its server against the
+    fixture client (``tests/era_fixture_client.py``, auto mode falling back)."""
+    checks = outcomes[name].result(timeout=900)
+    bad = [c for c in checks if c["status"] in ("FAILURE", "WARNING")]
+    assert checks and not bad, json.dumps(bad, indent=1)[:4000]

@@ -177,7 +177,8 @@ async def test_post_stream_of_2025_11_25_starts_with_a_priming_event_before_its_
         await live.raw.start("2025-11-25")
         body = call(3, "blast", {"n": 3, "size": 5}, token="p")
         response = await live.raw.post(body, mcp_protocol_version="2025-11-25")
-        lines = response.text.split("\n")
+        retry, *lines = response.text.split("\n")
+        assert retry == "retry: 1000", retry  # the default reconnection delay
         assert lines[0].startswith("id: ") and lines[1] == "data:", lines[:3]
         prime = int(lines[0][4:])
         ids = [int(line[4:]) for line in lines[2:] if line.startswith("id: ")]

@@ -236,9 +236,16 @@ async def test_protocol_version_header() -> None:
             assert (await live.client.get("/mcp", headers=headers)).status_code == 400
 
 
+COUNTED = {
+    "jsonrpc": "2.0",
+    "id": 4,
+    "result": {"content": [{"type": "text", "text": "counted 2"}]},
+}
+
+
 @bounded
 async def test_json_mode() -> None:
-    """JSON mode: one JSON body per POST; a handler's progress and logs go to the GET stream."""
+    """JSON mode: one JSON body per POST; a handler's logs go to the GET stream."""
     async with live_app(HttpOptions(json_response=True)) as live:
         response = await live.raw.post(initialize(0), accept="application/json")
         assert response.status_code == 200
@@ -248,13 +255,41 @@ async def test_json_mode() -> None:
         assert visible_ascii(live.raw.session_id)
         assert (await live.raw.post(notification("notifications/initialized"))).status_code == 202
         async with live.raw.stream("GET") as get:
-            answer = await live.raw.post(call(4, "count", {"n": 2}, token=1))
+            answer = await live.raw.post(call(4, "count", {"n": 2}))
             assert answer.headers["content-type"] == "application/json"
-            assert json.loads(answer.content) == {
-                "jsonrpc": "2.0",
-                "id": 4,
-                "result": {"content": [{"type": "text", "text": "counted 2"}]},
-            }
+            assert json.loads(answer.content) == COUNTED
+            seen = [(await get.next()).data for _ in range(2)]
+            assert kinds(seen) == ["notifications/message"] * 2
+
+
+@bounded
+async def test_json_mode_request_asking_progress_gets_sse() -> None:
+    """JSON mode: a request with a progress token is answered on its own SSE stream, its
+    progress and logs before its answer (none of them on the GET stream)."""
+    async with live_app(HttpOptions(json_response=True)) as live:
+        await live.raw.start()
+        async with live.raw.stream("GET") as get:
+            answer = await live.raw.post(call(4, "count", {"n": 2}, token=1))
+            assert answer.headers["content-type"] == SSE
+            seen = messages(parse_events(answer.content))
+            assert kinds(seen) == ["notifications/progress", "notifications/message"] * 2 + [
+                "response:4"
+            ]
+            assert [s["params"]["progress"] for s in seen[:4:2]] == [1, 2]
+            assert seen[-1] == COUNTED
+            await get.quiet()
+
+
+@bounded
+async def test_json_mode_progress_without_sse_accept_goes_to_get() -> None:
+    """JSON mode: a client that accepts only JSON gets a JSON body; progress uses GET."""
+    async with live_app(HttpOptions(json_response=True)) as live:
+        await live.raw.start()
+        async with live.raw.stream("GET") as get:
+            answer = await live.raw.post(
+                call(4, "count", {"n": 2}, token=1), accept="application/json"
+            )
+            assert answer.headers["content-type"] == "application/json"
+            assert json.loads(answer.content) == COUNTED
             seen = [(await get.next()).data for _ in range(4)]
             assert kinds(seen) == ["notifications/progress", "notifications/message"] * 2
-            assert [s["params"].get("progress") for s in seen] == [1, None, 2, None]

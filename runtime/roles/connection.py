@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 
 from ..core.errors import METHOD_NOT_FOUND, CapabilityError, MCPError
-from ..core.events import Notification, Request
+from ..core.events import Notification, Request, RequestId
 from ..core.lifecycle import gate
 from ..core.methods import MethodSpec
 from ..core.tasks import variant
+from ..transports.base import ClosesStreams
 from . import dispatch
 from .peer import Peer, ProgressCallback
 
@@ -181,6 +182,15 @@ class Connection:
         """Requests the role answers when the owner does not (``logging/setLevel``)."""
         self.tasks: TaskRunner | None = None
         """Runs task-augmented requests and answers ``tasks/*`` when the owner supports tasks."""
+
+    async def close_stream(self, request_id: RequestId, retry_ms: int | None) -> bool:
+        """End the connection of request ``request_id``'s stream after what its handler sent,
+        for the client to resume it (Streamable HTTP); False where the transport cannot."""
+        transport = self.peer.transport
+        if not isinstance(transport, ClosesStreams):
+            return False
+        await self.peer.flush()
+        return await transport.close_stream(request_id, retry_ms)
 
     @property
     def default_timeout(self) -> float | None:

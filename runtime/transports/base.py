@@ -9,12 +9,20 @@ version through ``negotiated`` instead of letting it sniff the initialize result
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from ..core.errors import ConnectionClosed, SessionExpired
 from ..core.wire import Inbound, Outbound
 
-__all__ = ["ConnectionClosed", "Inbound", "Outbound", "RelatedId", "SessionExpired", "Transport"]
+__all__ = [
+    "ClosesStreams",
+    "ConnectionClosed",
+    "Inbound",
+    "Outbound",
+    "RelatedId",
+    "SessionExpired",
+    "Transport",
+]
 
 RelatedId = str | int | None
 """The id of the peer's request a written message belongs to (None: to none)."""
@@ -41,4 +49,16 @@ class Transport(Protocol):
 
     async def close(self) -> None:
         """Close the connection; further writes raise ``ConnectionClosed``."""
+        ...
+
+
+@runtime_checkable
+class ClosesStreams(Protocol):
+    """A transport whose request streams a handler may close for the client to resume
+    (Streamable HTTP's SSE polling)."""
+
+    async def close_stream(self, related: RelatedId, retry_ms: int | None) -> bool:
+        """End the connection of request ``related``'s stream, not the stream: the client
+        reconnects after ``retry_ms`` (None: the transport's delay) and gets the rest.
+        Return False when the stream cannot be resumed (then nothing happens)."""
         ...

@@ -332,6 +332,30 @@ def progress_token(params: Any) -> ProgressToken | None:
     return None if meta is None else as_id(meta.get("progressToken"))
 
 
+class _MetaOnly(msgspec.Struct):
+    """The ``_meta`` of a request's params, the rest skipped."""
+
+    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+
+
+_META_DECODER: Final = msgspec.json.Decoder(_MetaOnly)
+
+
+def asks_progress(message: Message | Malformed) -> bool:
+    """Whether a received request asks for progress: its params (raw or decoded) carry
+    ``_meta.progressToken``."""
+    if isinstance(message, Malformed) or not isinstance(message.method, str):
+        return False
+    params = message.params
+    if not isinstance(params, Raw):
+        return progress_token(params) is not None
+    try:
+        meta = _META_DECODER.decode(params).meta
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return False
+    return meta is not None and as_id(meta.get("progressToken")) is not None
+
+
 # -- sending -------------------------------------------------------------------------------
 
 

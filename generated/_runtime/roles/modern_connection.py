@@ -126,6 +126,10 @@ class ModernConnection:
             params["logger"] = logger
         await self._send("notifications/message", params)
 
+    async def close_stream(self, request_id: Any, retry_ms: int | None) -> bool:
+        """A modern POST cannot be resumed (no GET, no ``Last-Event-ID``): nothing to do."""
+        return False
+
     async def _send(self, method: str, params: Any) -> None:
         if self._emit is None:
             return

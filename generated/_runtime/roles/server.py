@@ -56,6 +56,19 @@ class ServerContext(RequestContext):
         """Send a log message to the client (``notifications/message``), level permitting."""
         await self.connection.log(level, data, logger)
 
+    async def close_sse_stream(self, retry_ms: int | None = None) -> bool:
+        """SSE polling: end the HTTP connection of this request's SSE stream, not the stream.
+
+        The client is told to reconnect after ``retry_ms`` (None: ``HttpOptions.sse_retry_ms``),
+        resumes with GET and ``Last-Event-ID``, and gets what the handler sent meanwhile and
+        its answer. Return False, doing nothing, where no client could resume: another
+        transport than Streamable HTTP, a JSON body, stateless mode, a revision before
+        2025-11-25, a 2026-07-28 request, or a request run as a task.
+        """
+        if self.task is not None:
+            return False
+        return await self.connection.close_stream(self.incoming.id, retry_ms)
+
 
 class ServerBase:
     """Base of generated ``Server`` classes; subclasses override the handlers they support."""

@@ -30,15 +30,18 @@ import msgspec
 
 from ...core.errors import MissingDependency
 from ...core.frame_guard import DEFAULT_MAX_DEPTH, frame_problem, shape_problem
-from ...core.wire import Inbound, Malformed, as_id, parse
+from ...core.wire import Inbound, Malformed, as_id, asks_progress, parse
 from ...roles.modern import modern_engine
 from ...roles.server import ServerBase
 from .eviction import EVICT_IDLE_S, EVICT_UNPROVEN_S, choose_eviction
 from .modern import serve_modern_post, wants_modern
 from .session import (
+    DEFAULT_SSE_RETRY_MS,
     DEFAULT_STALL_TIMEOUT_S,
     DEFAULT_STREAM_BYTES,
+    PRIMING_SINCE,
     EventStore,
+    HangUp,
     HttpSession,
     MemoryEventStore,
     Stream,
@@ -56,8 +59,6 @@ Authenticate = Callable[[Mapping[str, str]], Awaitable[bool]]
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 DEFAULT_MAX_SESSIONS = 1000
 """Live sessions (Streamable HTTP and legacy) one app keeps at most."""
-PRIMING_SINCE = "2025-11-25"
-"""The first revision whose clients get a priming event (an id, no data) on each POST stream."""
 
 
 @dataclass
@@ -68,7 +69,9 @@ class HttpOptions:
     sse_path: str = "/sse"
     messages_path: str = "/messages"
     json_response: bool = False
-    """Answer POSTed requests with one JSON body instead of an SSE stream."""
+    """Answer POSTed requests with one JSON body instead of an SSE stream, except a request
+    asking for progress (``_meta.progressToken``) from a client that accepts SSE: its
+    progress and other messages come on its own SSE stream, before its answer."""
     stateless: bool = False
     """No sessions: every POST stands alone (no GET stream, no server-to-client requests)."""
     legacy_sse: bool = True
@@ -100,8 +103,9 @@ class HttpOptions:
     longest idle first. A session with an open stream never does."""
     max_stream_bytes: int = DEFAULT_STREAM_BYTES
     """Bytes of events one SSE stream may hold unsent (4 MiB); then its producer waits."""
-    sse_retry_ms: int | None = None
-    """The reconnection delay sent (SSE ``retry``) in priming events; None: clients choose."""
+    sse_retry_ms: int | None = DEFAULT_SSE_RETRY_MS
+    """The reconnection delay sent (SSE ``retry``) in priming events (1000 ms; None: clients
+    choose) and, unless the handler names one, when a handler closes its SSE stream."""
     stream_stall_timeout: float = DEFAULT_STALL_TIMEOUT_S
     """Seconds a producer waits for a client that reads nothing before its stream is cut (30)."""
 
@@ -354,12 +358,13 @@ class McpHttpApp:
             await session.feed(inbound)
             await _respond(send, 202, b"", extra, content_type=None)
             return
-        stream = session.open_stream(requests)
+        json_body = self.options.json_response and not _progress_over_sse(headers, inbound)
+        stream = session.open_stream(requests, json=json_body)
         # The priming event's id must come before any event of the stream: stored first.
-        prime = b"" if self.options.json_response else await self._priming(session, stream)
+        prime = b"" if json_body else await self._priming(session, stream)
         await session.feed(inbound)
         try:
-            if self.options.json_response:
+            if json_body:
                 frames = await _collect(stream)
                 payload = frames[0] if len(frames) == 1 else b"[" + b",".join(frames) + b"]"
                 await _respond(send, 200, payload, extra)
@@ -383,8 +388,7 @@ class McpHttpApp:
         if self.options.stateless or session.connection.protocol_version < PRIMING_SINCE:
             return b""
         event_id = await session.store.store(session.id, stream.id, b"")
-        retry = self.options.sse_retry_ms
-        return (f"retry: {retry}\n" if retry is not None else "").encode() + _event(event_id, b"")
+        return _event(event_id, b"", self.options.sse_retry_ms)
 
     def _new_session(self, legacy: bool = False) -> HttpSession:
         opts = self.options
@@ -392,7 +396,8 @@ class McpHttpApp:
             self.servers,
             opts.event_store,
             legacy=legacy,
-            json=opts.json_response,
+            resumable=not opts.stateless,
+            retry_ms=opts.sse_retry_ms,
             max_stream_bytes=opts.max_stream_bytes,
             stall_timeout=opts.stream_stall_timeout,
             max_depth=opts.max_depth,
@@ -508,11 +513,21 @@ async def _respond(
     await send({"type": "http.response.body", "body": body})
 
 
+def _progress_over_sse(headers: dict[str, str], inbound: Inbound) -> bool:
+    """Whether a POST gets an SSE stream in JSON mode: a request asks for progress and the
+    client accepts SSE (progress then comes before the answer, on the request's own stream)."""
+    accept = headers.get("accept", "")
+    if "text/event-stream" not in accept and "*/*" not in accept:
+        return False
+    return any(asks_progress(message) for message in inbound.messages)
+
+
 async def _collect(stream: Stream) -> list[bytes]:
     """Wait for a POST stream's responses (JSON mode sends a handler's other messages on GET)."""
     frames: list[bytes] = []
     while (item := await stream.get()) is not None:
-        frames.append(item[1])
+        if isinstance(item, tuple):
+            frames.append(item[1])
     return frames
 
 
@@ -576,6 +591,9 @@ async def _pump(stream: Stream, receive: Receive, send: Send, sent: set[str]) ->
                 item = stream.get_nowait()
             if item is None:
                 break
+            if isinstance(item, HangUp):  # the stream goes on; this connection ends
+                ready.append(_event(item.event_id, b"", item.retry_ms))
+                break
             if item[0] not in sent:
                 ready.append(_event(*item))
     finally:
@@ -585,9 +603,10 @@ async def _pump(stream: Stream, receive: Receive, send: Send, sent: set[str]) ->
     return b"".join(ready)
 
 
-def _event(event_id: str, data: bytes) -> bytes:
-    if not data:  # a priming event: an id to resume from, nothing to dispatch
-        return b"id: " + event_id.encode() + b"\ndata:\n\n"
+def _event(event_id: str, data: bytes, retry_ms: int | None = None) -> bytes:
+    if not data:  # priming or hang-up: an id to resume from (and when), nothing to dispatch
+        retry = b"" if retry_ms is None else b"retry: %d\n" % retry_ms
+        return retry + b"id: " + event_id.encode() + b"\ndata:\n\n"
     return b"event: message\nid: " + event_id.encode() + b"\ndata: " + data + b"\n\n"
 
 

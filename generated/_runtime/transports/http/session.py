@@ -7,7 +7,12 @@ routed to one stream by its ids (no decoding): a response to the stream of the P
 carried its request; a handler's progress,
 log messages and requests to that handler's request's stream; anything else to the GET
 stream (kept in the event store until one is open). Each event gets an id unique within the
-session, which is what ``Last-Event-ID`` resumes from.
+session, which is what ``Last-Event-ID`` resumes from. A POST answered with one JSON body
+(JSON mode) has no stream of events: its handler's other messages go to the GET stream.
+
+A handler may end the connection of its request's SSE stream without ending the stream
+(``hang_up``, SSE polling): the client is sent a ``retry`` delay, reconnects with GET and
+``Last-Event-ID``, and gets what was sent meanwhile, then the rest of the stream.
 
 Bounds (bytes, not counts): a stream queues at most ``DEFAULT_STREAM_BYTES`` unsent (a slow
 reader slows its producer; one that reads nothing for ``DEFAULT_STALL_TIMEOUT_S`` is cut);
@@ -23,7 +28,8 @@ import itertools
 import secrets
 import time
 from collections import OrderedDict, deque
-from typing import Final, Protocol
+from dataclasses import dataclass
+from typing import Final, Protocol, TypeAlias
 
 from ...core.events import Cancelled, RequestId
 from ...core.frame_guard import DEFAULT_MAX_DEPTH
@@ -43,6 +49,23 @@ DEFAULT_STREAM_BYTES: Final = 4 * 1024 * 1024
 """Bytes of events one SSE stream may queue unsent before its producer waits (or drops)."""
 DEFAULT_STALL_TIMEOUT_S: Final = 30.0
 """Seconds a producer waits for a client reading nothing before its stream is cut."""
+DEFAULT_SSE_RETRY_MS: Final = 1000
+"""The reconnection delay (SSE ``retry``) sent in priming events and when a stream hangs up."""
+PRIMING_SINCE: Final = "2025-11-25"
+"""The first revision whose clients get a priming event (an id, no data) on each POST stream
+and may be asked to reconnect (SSE polling)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HangUp:
+    """Queued on a stream: end the connection reading it (not the stream) after a ``retry``."""
+
+    event_id: str
+    retry_ms: int
+
+
+Item: TypeAlias = "tuple[str, bytes] | HangUp | None"
+"""What a stream's queue holds: an event (id, data), a hang-up, or None (the stream ended)."""
 
 
 class EventStore(Protocol):
@@ -150,10 +173,14 @@ class Stream:
         attached: bool = False,
         max_bytes: int = DEFAULT_STREAM_BYTES,
         stall_timeout: float = DEFAULT_STALL_TIMEOUT_S,
+        json: bool = False,
     ) -> None:
         self.id = id
         self.waiting_for: set[RequestId] = waiting_for if waiting_for is not None else set()
-        self.queue: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[Item] = asyncio.Queue()
+        self.json = json
+        """Its answers go into one JSON body: no events, so its handlers' other messages use
+        the GET stream."""
         self.done = False
         self.max_bytes = max_bytes
         self.stall_timeout = stall_timeout
@@ -190,21 +217,26 @@ class Stream:
         if preempt is self._preempt:
             self.attached = False
 
-    def get_nowait(self) -> tuple[str, bytes] | None:
-        """Take the next event at once (the queue must not be empty)."""
-        item = self.queue.get_nowait()
-        if item is not None:
+    def get_nowait(self) -> Item:
+        """Take the next item at once (the queue must not be empty)."""
+        return self._taken(self.queue.get_nowait())
+
+    async def get(self) -> Item:
+        """Take the next item to send (None: the stream ended)."""
+        return self._taken(await self.queue.get())
+
+    def _taken(self, item: Item) -> Item:
+        """Account for an item leaving the queue; a waiting producer may go on."""
+        if isinstance(item, tuple):
             self.queued_bytes -= len(item[1])
             self._progress.set()
         return item
 
-    async def get(self) -> tuple[str, bytes] | None:
-        """Take the next event to send (None: the stream ended)."""
-        item = await self.queue.get()
-        if item is not None:
-            self.queued_bytes -= len(item[1])
-            self._progress.set()
-        return item
+    def hang_up(self, event_id: str, retry_ms: int) -> None:
+        """After what is queued, end the reader's connection with a ``retry`` event
+        (``event_id``, no data); the stream goes on for a reader that resumes it."""
+        if not self.done:
+            self.queue.put_nowait(HangUp(event_id, retry_ms))
 
     async def put(self, event_id: str, frame: bytes) -> None:
         """Queue an event, waiting for a slow reader (bounded), dropping for an absent one."""
@@ -227,7 +259,7 @@ class Stream:
 
     def _drop_oldest(self) -> None:
         item = self.queue.get_nowait()
-        if item is not None:
+        if isinstance(item, tuple):
             self.queued_bytes -= len(item[1])
 
     def close(self, cut_reason: str | None = None) -> None:
@@ -266,6 +298,10 @@ class SessionTransport:
         """Keep the negotiated version: later requests' ``MCP-Protocol-Version`` must match it."""
         self._session.protocol_version = version
 
+    async def close_stream(self, related: RelatedId, retry_ms: int | None) -> bool:
+        """End the connection of request ``related``'s SSE stream for the client to resume."""
+        return related is not None and await self._session.hang_up(related, retry_ms)
+
     async def close(self) -> None:
         """Nothing to close: the HTTP session ends its streams itself."""
 
@@ -279,7 +315,8 @@ class HttpSession:
         store: EventStore,
         *,
         legacy: bool = False,
-        json: bool = False,
+        resumable: bool = True,
+        retry_ms: int | None = DEFAULT_SSE_RETRY_MS,
         max_stream_bytes: int = DEFAULT_STREAM_BYTES,
         stall_timeout: float = DEFAULT_STALL_TIMEOUT_S,
         max_depth: int = DEFAULT_MAX_DEPTH,
@@ -291,8 +328,10 @@ class HttpSession:
         """Seconds a producer waits for a client that reads nothing before cutting its stream."""
         self.store = store
         self.legacy = legacy
-        self.json = json
-        """JSON responses: a POST's body holds only responses; other messages use the GET stream."""
+        self.resumable = resumable
+        """Whether a client may come back for a stream (not in stateless mode: no GET)."""
+        self.retry_ms = retry_ms
+        """The reconnection delay the app sends (``HttpOptions.sse_retry_ms``)."""
         self.protocol_version = ""
         """The negotiated protocol version ("" until initialize; told by the connection)."""
         self.transport = SessionTransport(self)
@@ -322,7 +361,11 @@ class HttpSession:
         return time.monotonic() - self._last_active
 
     def _new_stream(
-        self, id_: str, request_ids: list[RequestId] | None = None, attached: bool = False
+        self,
+        id_: str,
+        request_ids: list[RequestId] | None = None,
+        attached: bool = False,
+        json: bool = False,
     ) -> Stream:
         return Stream(
             id_,
@@ -330,11 +373,13 @@ class HttpSession:
             attached=attached,
             max_bytes=self.max_stream_bytes,
             stall_timeout=self.stall_timeout,
+            json=json,
         )
 
-    def open_stream(self, request_ids: list[RequestId]) -> Stream:
-        """Register the stream of a POST whose requests have ``request_ids``."""
-        stream = self._new_stream(f"post-{next(self._counter)}", request_ids, attached=True)
+    def open_stream(self, request_ids: list[RequestId], json: bool = False) -> Stream:
+        """Register the stream of a POST whose requests have ``request_ids`` (``json``: its
+        answers go into one JSON body)."""
+        stream = self._new_stream(f"post-{next(self._counter)}", request_ids, True, json)
         self.streams[stream.id] = stream
         for rid in request_ids:
             self.by_request[rid] = stream
@@ -359,16 +404,38 @@ class HttpSession:
                 return
         if message.kind == "response":
             return  # its request's stream is gone: a response never goes on the GET stream
-        stream = self.by_request.get(related) if related is not None and not self.json else None
-        await self._deliver(stream or self.standalone, frame)
+        stream = self.by_request.get(related) if related is not None else None
+        if stream is None or stream.json:
+            stream = self.standalone
+        await self._deliver(stream, frame)
 
     async def _deliver(self, stream: Stream, frame: bytes) -> None:
         """Queue a frame on a stream; kept for replay unless it goes into a JSON body."""
-        if self.json and stream.id != STANDALONE:
+        if stream.json:
             await stream.put("", frame)  # a JSON answer is no event: nothing to resume
             return
         event_id = await self.store.store(self.id, stream.id, frame)
         await stream.put(event_id, frame)
+
+    async def hang_up(self, request_id: RequestId, retry_ms: int | None) -> bool:
+        """End the connection reading request ``request_id``'s SSE stream, after a ``retry``
+        event (``retry_ms``, else the app's delay); the stream and its events stay for a GET
+        with ``Last-Event-ID``. False where no client can resume: no such stream, a JSON
+        body, no GET (stateless, legacy), or a revision before SSE polling."""
+        stream = self.by_request.get(request_id)
+        if (
+            stream is None
+            or stream.json
+            or stream.done
+            or self.legacy
+            or not self.resumable
+            or self.protocol_version < PRIMING_SINCE
+        ):
+            return False
+        event_id = await self.store.store(self.id, stream.id, b"")
+        delay = retry_ms if retry_ms is not None else self.retry_ms
+        stream.hang_up(event_id, DEFAULT_SSE_RETRY_MS if delay is None else delay)
+        return True
 
     def _finish(self, stream: Stream) -> None:
         stream.close()
