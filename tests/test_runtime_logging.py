@@ -77,3 +77,22 @@ async def test_http_runner_says_where_it_listens() -> None:
     finally:
         proc.terminate()
         await proc.wait()
+
+
+def test_the_announced_socket_listens_before_uvicorn_starts() -> None:
+    """The runner announces its URL only once the socket listens: a client that connects at
+    once (before uvicorn's loop has started) is queued, not refused."""
+    import socket
+
+    import uvicorn
+
+    from generated._runtime.transports.http.server import listening_socket
+
+    config = uvicorn.Config(lambda *_: None, host="127.0.0.1", port=0)
+    sock = listening_socket(config)
+    try:
+        assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN) == 1
+        with socket.create_connection(sock.getsockname()[:2], timeout=5):
+            pass  # accepted by the kernel's backlog, though nothing serves yet
+    finally:
+        sock.close()

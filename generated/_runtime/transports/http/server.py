@@ -21,6 +21,7 @@ import contextlib
 import gc
 import importlib
 import logging
+import socket
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -647,12 +648,20 @@ def run_http(
     config = uvicorn.Config(
         app, host=host, port=port, log_level="warning", lifespan="on", loop="auto"
     )
-    sock = config.bind_socket()
+    sock = listening_socket(config)
     _announce(sock.getsockname(), app.options.path)
     gc.collect()
     gc.freeze()
     with contextlib.suppress(KeyboardInterrupt):
         uvicorn.Server(config).run(sockets=[sock])
+
+
+def listening_socket(config: Any) -> socket.socket:
+    """The runner's socket, bound and already listening: the URL it announces accepts
+    connections at once (the kernel queues them until uvicorn's loop takes the socket)."""
+    sock: socket.socket = config.bind_socket()
+    sock.listen(config.backlog)
+    return sock
 
 
 def _uvicorn() -> Any:
