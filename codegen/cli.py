@@ -12,9 +12,10 @@ import click
 from . import __version__
 from .diff.command import diff_command
 from .errors import GenerationError
-from .generate import known_revisions, render
+from .generate import render
 from .loader.source import CACHE_DIR_ENV, SCHEMA_DIR_ENV
 from .output import Written, compare, existing_revisions, write_package
+from .revision import known_revisions
 
 EXIT_STALE = 1
 EXIT_USAGE = 2

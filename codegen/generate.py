@@ -2,48 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
 from . import __version__
-from .errors import GenerationError, Level, Problem
-from .loader.model import parse_document
-from .loader.overrides import apply_patches, load_overrides
-from .loader.source import SchemaSource, load_manifest, resolve
+from .convert.build import build_convert
+from .errors import Problem
+from .loader.source import resolve
 from .output import write_package
-from .parser import build_revision
 from .parser.ir import RevisionIR
 from .render.project import PackageIR, render_package
-
-
-def known_revisions() -> list[str]:
-    """Return the revisions of the pinned manifest, oldest first."""
-    return list(load_manifest())
-
-
-def build_ir(source: SchemaSource) -> tuple[RevisionIR, list[Problem]]:
-    """Turn one schema file into its IR, raising if the schema has errors."""
-    try:
-        raw = json.loads(source.data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise GenerationError(f"schema {source.origin} is not valid JSON: {exc}") from None
-    overrides = load_overrides(source.revision)
-    raw = apply_patches(raw, overrides.patches, source.revision)
-    doc = parse_document(raw, source.origin)
-    _stop_on_errors(doc.problems, source.origin)  # the parser relies on a well-formed model
-    ir, problems = build_revision(source.revision, source.sha256, __version__, doc, overrides)
-    _stop_on_errors(problems, source.origin)
-    return ir, [p for p in problems if p.level is Level.WARNING]
-
-
-def _stop_on_errors(problems: tuple[Problem, ...], origin: str) -> None:
-    """Raise one line naming the first error (and how many more) when there is any."""
-    errors = [p for p in problems if p.level is Level.ERROR]
-    if errors:
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        first = f"{errors[0].where}: {errors[0].message}"
-        raise GenerationError(f"schema {origin} cannot be generated: {first}{more}")
+from .revision import build_ir
 
 
 def render(
@@ -56,8 +25,6 @@ def render(
         ir, found = build_ir(resolve(revision, schema_file))
         irs.append(ir)
         warnings.extend(found)
-    from .convert.build import build_convert  # the diff it builds on imports this module
-
     converters = None
     if len(irs) > 1 and schema_file is None:
         served = [ir for ir in irs if any(n == "server.py" for _, n in ir.templates)]

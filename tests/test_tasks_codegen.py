@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mcpgen.generate import build_ir
 from mcpgen.loader.source import resolve
 from mcpgen.parser.ir import RevisionIR
+from mcpgen.revision import build_ir
 
 
 def _ir(revision: str) -> RevisionIR:

@@ -6,7 +6,7 @@ import itertools
 
 from ..diff import compare, load_surface
 from ..errors import GenerationError
-from ..generate import known_revisions
+from ..revision import known_revisions
 from .ir import ConvertIR, Policy, StepIR, load_policy
 from .plan import plan_step
 

@@ -12,7 +12,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import GenerationError
-from ..generate import build_ir, known_revisions
 from ..loader.model import Node, SchemaDocument, parse_document
 from ..loader.overrides import Overrides, apply_patches, load_overrides
 from ..loader.source import resolve
@@ -20,6 +19,7 @@ from ..parser.implicit import inherit_base_params
 from ..parser.ir import RevisionIR
 from ..parser.names import class_name, pascal_case
 from ..parser.naming import OPEN_MAP_FIELDS, SchemaView
+from ..revision import build_ir, known_revisions
 from . import shape as sh
 from .shape import Shape
 from .views import FieldView, MethodView, Surface, TypeKind, TypeView
