@@ -24,6 +24,8 @@ from generated._runtime.roles.taskstore import InMemoryTaskStore
 from generated.v2026_07_28 import Server, ServerContext
 from generated.v2026_07_28 import types as t
 
+from .http_support import bounded
+
 EXT = "io.modelcontextprotocol/tasks"
 WITH_EXT: dict[str, Any] = {"elicitation": {}, "extensions": {EXT: {}}}
 NAME = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
@@ -136,12 +138,14 @@ def server() -> JobServer:
     return JobServer()
 
 
+@bounded
 async def test_discover_advertises_the_extension_not_the_v1_slot(server: JobServer) -> None:
     """The extension is under ``capabilities.extensions``; there is no ``capabilities.tasks``."""
     caps = (await send(ModernServer(server), "server/discover"))["capabilities"]
     assert caps["extensions"] == {EXT: {}} and "tasks" not in caps
 
 
+@bounded
 async def test_task_tool_is_a_flat_task_and_get_inlines_the_result(server: JobServer) -> None:
     """CreateTaskResult is flat with ttlMs/pollIntervalMs; the result comes inlined on get."""
     engine = ModernServer(server)
@@ -158,6 +162,7 @@ async def test_task_tool_is_a_flat_task_and_get_inlines_the_result(server: JobSe
     assert "io.modelcontextprotocol/related-task" not in done["result"].get("_meta", {})
 
 
+@bounded
 async def test_gates_and_removed_methods(server: JobServer) -> None:
     """Without the extension: -32021 for tasks/* and required tools, sync for optional ones;
     tasks/result and tasks/list are -32601."""
@@ -178,6 +183,7 @@ async def test_gates_and_removed_methods(server: JobServer) -> None:
     assert (await send(engine, "tasks/get", {"taskId": "nope"}))["code"] == -32602
 
 
+@bounded
 async def test_tool_error_is_completed_protocol_error_is_failed(server: JobServer) -> None:
     """isError stays a result (completed); a JSON-RPC error is failed with the error inlined."""
     engine = ModernServer(server)
@@ -190,6 +196,7 @@ async def test_tool_error_is_completed_protocol_error_is_failed(server: JobServe
     assert failed["error"] == {"code": -32603, "message": "it broke"}
 
 
+@bounded
 async def test_input_requests_through_the_task_answered_in_parts(server: JobServer) -> None:
     """Two asks park the task with two keys; a partial update keeps it waiting on the other;
     a bad answer is -32602 and changes nothing; the last answer lets it complete."""
@@ -219,6 +226,7 @@ async def test_input_requests_through_the_task_answered_in_parts(server: JobServ
     assert done["result"]["content"][0]["text"] == "x+y"
 
 
+@bounded
 async def test_cancel_acks_stops_the_handler_and_is_idempotent(server: JobServer) -> None:
     """tasks/cancel answers an empty ack, stops the handler, and acks a terminal task again."""
     engine = ModernServer(server)
@@ -235,6 +243,7 @@ async def test_cancel_acks_stops_the_handler_and_is_idempotent(server: JobServer
     assert (await send(engine, "tasks/cancel", {"taskId": "nope"}))["code"] == -32602
 
 
+@bounded
 async def test_a_task_is_bound_to_the_principal_that_created_it(server: JobServer) -> None:
     """Another principal, or an anonymous caller, cannot get, update, cancel or listen to it."""
     engine = ModernServer(server)
@@ -252,6 +261,7 @@ async def test_a_task_is_bound_to_the_principal_that_created_it(server: JobServe
         assert (await until(engine, task_id, "completed"))["result"]["content"]
 
 
+@bounded
 async def test_status_notifications_reach_only_listeners_of_the_owner(server: JobServer) -> None:
     """notifications/tasks carries each new state to a listen stream naming the task; another
     principal's stream is not given it; taskIds without the extension is -32021."""
@@ -287,6 +297,7 @@ async def test_status_notifications_reach_only_listeners_of_the_owner(server: Jo
     assert no_ext["code"] == -32021
 
 
+@bounded
 async def test_mrtr_rounds_first_then_the_task(server: JobServer) -> None:
     """A tool that begins its task itself: round 1 is InputRequiredResult (no taskId), the
     retry with the answer is a task whose result used it."""
@@ -304,6 +315,7 @@ async def test_mrtr_rounds_first_then_the_task(server: JobServer) -> None:
     assert done["result"]["content"][0]["text"] == "hi {'name': 'Ada'}"
 
 
+@bounded
 async def test_mcp_name_must_match_the_task_id_over_http(server: JobServer) -> None:
     """tasks/get's Mcp-Name header mirrors params.taskId: a mismatch is -32020."""
     engine = ModernServer(server)
