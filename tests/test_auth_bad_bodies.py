@@ -26,6 +26,7 @@ from generated._runtime.transports.http.server import HttpOptions, McpHttpApp
 from generated.v2025_11_25 import ServerContext
 from generated.v2025_11_25 import types as t
 from tests.auth_support import Provider
+from tests.http_support import bounded
 from tests.test_auth_e2e import Notes
 from tests.test_auth_security import HEADERS, INIT
 
@@ -118,6 +119,7 @@ async def answer(protected: bool, body: bytes, max_depth: int = 128) -> tuple[in
 
 
 @pytest.mark.parametrize("body", ODD_BODIES.values(), ids=ODD_BODIES.keys())
+@bounded
 async def test_odd_body_gets_the_answer_of_the_unprotected_app(body: bytes) -> None:
     """Item 3: broken UTF-8 or deep nesting made the method probe raise (500 from uvicorn)."""
     bare = await answer(False, body)
@@ -125,6 +127,7 @@ async def test_odd_body_gets_the_answer_of_the_unprotected_app(body: bytes) -> N
     assert await answer(True, body) == bare
 
 
+@bounded
 async def test_a_good_call_still_reaches_the_handler_through_both() -> None:
     """The comparison above is between two apps that do run tools."""
     for protected in (False, True):
@@ -134,6 +137,7 @@ async def test_a_good_call_still_reaches_the_handler_through_both() -> None:
 
 
 @pytest.mark.parametrize(("max_depth", "status"), [(300, 200), (100, 400)])
+@bounded
 async def test_the_nesting_limit_is_the_wrapped_apps(max_depth: int, status: int) -> None:
     """The resource server reads bodies as deep as the app it wraps accepts, and no deeper."""
     body = call_bytes(b'{"name":"write","arguments":{"x":' + b"[" * 200 + b"]" * 200 + b"}}")
@@ -142,6 +146,7 @@ async def test_the_nesting_limit_is_the_wrapped_apps(max_depth: int, status: int
     assert await answer(True, body, max_depth) == bare
 
 
+@bounded
 async def test_a_batch_item_that_is_no_object_does_not_hide_the_others() -> None:
     """``[1, <tools/call write>]`` made the whole method probe fail: it passed with base scopes.
 

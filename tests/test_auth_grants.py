@@ -22,6 +22,7 @@ from generated._runtime.auth.crypto import s256
 from generated._runtime.auth.dpop import MAX_NONCES, DPoP
 from generated._runtime.auth.grants import ID_JAG, EnterpriseGrant, JwtBearerGrant
 from generated._runtime.auth.metadata import AuthServerMetadata
+from tests.http_support import bounded
 
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
@@ -204,6 +205,7 @@ async def post_mcp(oauth: OAuthClient, world: World) -> int:
 # -- DPoP on the wire --------------------------------------------------------------------------
 
 
+@bounded
 async def test_dpop_token_and_resource_requests_with_nonce_retries() -> None:
     """A proof at the token endpoint, retried once with the AS nonce; the DPoP token sent as
     ``Authorization: DPoP`` with a proof bound to it, retried once with the RS nonce; the
@@ -238,6 +240,7 @@ async def test_dpop_token_and_resource_requests_with_nonce_retries() -> None:
         assert len(jtis) == 3
 
 
+@bounded
 async def test_dpop_nonce_retry_happens_once() -> None:
     """A token endpoint asking for a new nonce every time gets two requests, then an error."""
     world = World(as_nonce=lambda n: f"as-n{n}")
@@ -248,6 +251,7 @@ async def test_dpop_nonce_retry_happens_once() -> None:
         assert len(world.token_forms) == 2
 
 
+@bounded
 async def test_bearer_answer_without_a_proof_is_refused_as_dpop() -> None:
     """Without a DPoP key, a DPoP token is not accepted (it could not be used)."""
     world = World(token_answer={"access_token": "t", "token_type": "DPoP"})
@@ -260,6 +264,7 @@ async def test_bearer_answer_without_a_proof_is_refused_as_dpop() -> None:
 # -- the JWT bearer grant and enterprise-managed authorization ---------------------------------
 
 
+@bounded
 async def test_workload_jwt_bearer_grant_and_no_retry_on_refusal() -> None:
     """The workload's JWT (fresh from its function) as ``assertion``; a refusal surfaces the
     server's error after one request, with no other grant tried."""
@@ -288,6 +293,7 @@ async def test_workload_jwt_bearer_grant_and_no_retry_on_refusal() -> None:
         assert world.mcp_headers[-1]["Authorization"] == "Bearer t"
 
 
+@bounded
 async def test_enterprise_grant_exchanges_the_id_token_then_presents_the_id_jag() -> None:
     """Token exchange at the IdP for an ID-JAG addressed to the authorization server and the
     MCP server; the ID-JAG with the JWT bearer grant and the client's secret."""
@@ -315,6 +321,7 @@ async def test_enterprise_grant_exchanges_the_id_token_then_presents_the_id_jag(
         assert world.mcp_headers[-1]["Authorization"] == "Bearer tok-1"
 
 
+@bounded
 async def test_enterprise_grant_refuses_what_is_not_an_id_jag() -> None:
     """An IdP answer of another token type is refused before the authorization server."""
     world = World(idp_answer={"access_token": "x", "issued_token_type": "urn:other"})

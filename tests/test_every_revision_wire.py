@@ -17,6 +17,7 @@ from generated.converters import ORDER, every_revision
 from generated.v2025_06_18 import Server as Server0618
 from generated.v2025_11_25 import Server, ServerContext
 from generated.v2025_11_25 import types as t
+from tests.http_support import bounded
 from tests.runtime_support import RawPeer, serving
 
 MODERN = "2026-07-28"
@@ -82,6 +83,7 @@ async def call(peer: RawPeer, revision: str, method: str, params: dict[str, Any]
 
 
 @pytest.mark.parametrize("revision", ORDER)
+@bounded
 async def test_tool_schemas_reach_every_revision_whole(revision: str) -> None:
     """``tools/list`` through ``every_revision`` carries the original schemas at each revision."""
     server, *adapters = every_revision(SchemaServer())
@@ -112,6 +114,7 @@ UNKNOWN_REF = {
 }
 
 
+@bounded
 async def test_params_that_do_not_convert_are_invalid_params() -> None:
     """A 2025-06-18 ``completion/complete`` with an unknown ``ref.type``: -32602 naming the
     member, through the converters as from a server of that revision itself."""
