@@ -23,13 +23,13 @@ from .codec import read_json
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, ErrorObject, RemoteProtocolError
 from .events import ProgressToken
 from .frame_guard import DEFAULT_MAX_DEPTH, decoded_problem
+from .message import WireId
 from .unions import dec_hook
 from .wire import (
     ERROR_DECODER,
     AnySpec,
     HasMeta,
     Inbound,
-    WireId,
     as_id,
     as_object,
     keeps_meta,

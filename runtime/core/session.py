@@ -38,6 +38,7 @@ from .events import (
 from .frame_guard import DEFAULT_MAX_DEPTH, shape_problem
 from .ledger import Batch, CancelledParams, Incoming, Outgoing, ProgressParams, Recent
 from .lifecycle import Lifecycle, Phase, Sender
+from .message import Message
 from .methods import MethodSpec
 from .reader import (
     MIXED,
@@ -54,7 +55,6 @@ from .wire import (
     ENCODER,
     Inbound,
     Malformed,
-    Message,
     Outbound,
     OutError,
     OutRequest,

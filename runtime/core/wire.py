@@ -25,13 +25,12 @@ from .errors import (
 )
 from .events import ProgressToken, RequestId
 from .frame_guard import DEFAULT_MAX_DEPTH, frame_problem, parse_error, well_formed
+from .message import Message
 from .methods import MethodSpec
 
 AnySpec: TypeAlias = "MethodSpec[Any, Any]"
 Kind: TypeAlias = Literal["request", "notification", "response", "other"]
 """What an outgoing frame is ("other": a frame made by hand that is none, or a mixed batch)."""
-WireId: TypeAlias = "str | int | UnsetType | None"
-"""An ``id`` as received: checked by the session (MCP forbids null and non-integers)."""
 
 
 class Envelope(msgspec.Struct, gc=False):
@@ -43,44 +42,6 @@ class Envelope(msgspec.Struct, gc=False):
     params: Raw | UnsetType = UNSET
     result: Raw | UnsetType = UNSET
     error: Raw | UnsetType = UNSET
-
-
-class Message(Protocol):
-    """A received message as the session reads it: an ``Envelope`` or a one-pass typed one.
-
-    ``params`` and ``result`` are ``Raw`` (decode them with ``read_params`` /
-    ``decode_result``) or already decoded with the method's types.
-    """
-
-    @property
-    def jsonrpc(self) -> Any:
-        """Must be ``"2.0"``."""
-        ...
-
-    @property
-    def id(self) -> WireId:
-        """The id as sent (UNSET for a notification)."""
-        ...
-
-    @property
-    def method(self) -> str | UnsetType:
-        """The method of a request or notification."""
-        ...
-
-    @property
-    def params(self) -> Any:
-        """Raw params, decoded params, or UNSET."""
-        ...
-
-    @property
-    def result(self) -> Any:
-        """Raw result, decoded result, or UNSET."""
-        ...
-
-    @property
-    def error(self) -> Raw | UnsetType:
-        """The raw ``error`` member of an error response."""
-        ...
 
 
 @final  # never subclassed: ``type(m) is Malformed`` tells it apart (faster than isinstance)

@@ -22,15 +22,13 @@ import re
 from array import array
 from collections.abc import Iterable
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import Any, Final, cast
 
 import msgspec
 from msgspec import UNSET
 
 from .errors import INVALID_REQUEST, PARSE_ERROR, RemoteProtocolError
-
-if TYPE_CHECKING:  # wire imports this module: no import of it at run time
-    from .wire import Message
+from .message import Message
 
 DEFAULT_MAX_DEPTH: Final = 128
 """Deepest nesting of arrays and objects accepted in a frame (the frame itself is level 1)."""

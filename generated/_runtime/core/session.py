@@ -39,6 +39,7 @@ from .events import (
 from .frame_guard import DEFAULT_MAX_DEPTH, shape_problem
 from .ledger import Batch, CancelledParams, Incoming, Outgoing, ProgressParams, Recent
 from .lifecycle import Lifecycle, Phase, Sender
+from .message import Message
 from .methods import MethodSpec
 from .reader import (
     MIXED,
@@ -55,7 +56,6 @@ from .wire import (
     ENCODER,
     Inbound,
     Malformed,
-    Message,
     Outbound,
     OutError,
     OutRequest,
