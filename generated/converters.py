@@ -15,10 +15,10 @@ from __future__ import annotations
 from typing import Any, Final
 
 from ._runtime.core.convert import Each, Lost, Obj, OneOf, Ref, Step
+from ._runtime.core.transport import Transport
 from ._runtime.roles.bridge import adapt_server, connect_client
 from ._runtime.roles.client import ClientBase
 from ._runtime.roles.server import ServerBase
-from ._runtime.transports.base import Transport
 from .v2024_11_05.client import Client as Client2024_11_05
 from .v2024_11_05.server import Server as Server2024_11_05
 from .v2025_03_26.client import Client as Client2025_03_26

@@ -44,6 +44,7 @@ from ._runtime.core.lifecycle import Phase
 from ._runtime.core.methods import MethodSpec
 from ._runtime.core.tasks import TaskSpec
 from ._runtime.core.tolerant import Unknown, extras, with_extras
+from ._runtime.core.transport import Transport
 from ._runtime.core.unions import dec_hook
 from ._runtime.roles.app import App
 from ._runtime.roles.app_context import Context
@@ -52,7 +53,6 @@ from ._runtime.roles.connection import RequestContext
 from ._runtime.roles.server import ServerBase
 from ._runtime.roles.tasks import TaskSupport, poll_task
 from ._runtime.roles.taskstore import InMemoryTaskStore, TaskRecord, TaskStore
-from ._runtime.transports.base import Transport
 from ._runtime.transports.memory import memory_pair
 from ._runtime.transports.stdio import spawn_server, stdio_server
 

@@ -10,9 +10,9 @@ from typing import Any
 import msgspec
 
 from generated._runtime.core.events import Request
+from generated._runtime.core.transport import RelatedId, Transport
 from generated._runtime.core.wire import Inbound, Outbound
 from generated._runtime.roles.server import RequestContext
-from generated._runtime.transports.base import RelatedId, Transport
 from generated._runtime.transports.memory import memory_pair
 from generated.v2025_11_25 import Client as LegacyClient
 from generated.v2026_07_28 import Client

@@ -9,9 +9,9 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from generated import v2025_03_26 as v0326
+from generated._runtime.core.transport import Outbound, Transport
 from generated._runtime.roles.client import ClientBase
 from generated._runtime.roles.server import CapabilityError, ServerBase
-from generated._runtime.transports.base import Outbound, Transport
 from generated._runtime.transports.memory import memory_pair
 from generated.v2025_03_26 import types as t0326
 from generated.v2025_06_18 import Client, Server, ServerContext

@@ -11,7 +11,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from generated._runtime.transports.base import ConnectionClosed
+from generated._runtime.core.transport import ConnectionClosed
 from generated._runtime.transports.http.base import RawSend
 from generated._runtime.transports.http.sse import DEFAULT_MAX_EVENT_CHARS
 from generated.runtime import connect_http

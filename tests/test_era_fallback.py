@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from generated._runtime.core.transport import RelatedId, Transport
 from generated._runtime.core.wire import Inbound, Outbound
 from generated._runtime.roles.modern_client import LegacyServer, connect_auto
-from generated._runtime.transports.base import RelatedId, Transport
 from generated._runtime.transports.http.modern_client import connect_http_auto
 from generated._runtime.transports.memory import memory_pair
 from tests.era_support import EchoLegacy, EraClient, FixtureServer, LegacyClient, Recorder

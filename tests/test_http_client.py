@@ -20,8 +20,8 @@ import httpx
 import pytest
 
 from generated import v2024_11_05, v2025_03_26, v2025_06_18, v2025_11_25
+from generated._runtime.core.transport import ConnectionClosed
 from generated._runtime.roles.peer import MCPError
-from generated._runtime.transports.base import ConnectionClosed
 from generated._runtime.transports.http.client import (
     LegacySSETransport,
     StreamableHTTPTransport,

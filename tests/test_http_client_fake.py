@@ -20,9 +20,9 @@ import pytest
 from aiohttp import web
 
 from generated import v2025_03_26, v2025_06_18
+from generated._runtime.core.transport import ConnectionClosed
 from generated._runtime.core.wire import Inbound
 from generated._runtime.roles.peer import MCPError, RequestTimeout
-from generated._runtime.transports.base import ConnectionClosed
 from generated._runtime.transports.http.client import (
     LegacySSETransport,
     SessionExpired,

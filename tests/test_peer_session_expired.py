@@ -18,8 +18,8 @@ import pytest
 from generated import v2025_06_18
 from generated._runtime.core.events import Notification, Request
 from generated._runtime.core.session import Session
+from generated._runtime.core.transport import RelatedId, SessionExpired
 from generated._runtime.roles.peer import Peer
-from generated._runtime.transports.base import RelatedId, SessionExpired
 
 
 class ExpiringTransport:

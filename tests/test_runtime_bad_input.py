@@ -15,8 +15,8 @@ from generated._runtime.core.errors import (
     RemoteProtocolError,
 )
 from generated._runtime.core.session import DEFAULT_MAX_FRAME_SIZE
+from generated._runtime.core.transport import ConnectionClosed
 from generated._runtime.roles import peer
-from generated._runtime.transports.base import ConnectionClosed
 from generated._runtime.transports.memory import memory_pair
 from generated.v2025_06_18 import Client
 from tests.runtime_support import (

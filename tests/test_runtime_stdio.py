@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from generated._runtime.core.errors import INVALID_REQUEST, PARSE_ERROR
-from generated._runtime.transports.base import ConnectionClosed
+from generated._runtime.core.transport import ConnectionClosed
 from generated._runtime.transports.stdio import (
     DEFAULT_MAX_FRAME,
     SHUTDOWN_GRACE_S,

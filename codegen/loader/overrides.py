@@ -31,6 +31,8 @@ class Overrides:
     results: dict[str, str] = field(default_factory=dict[str, str])
     capabilities: dict[str, str] = field(default_factory=dict[str, str])
     supports_batch: bool = False
+    sse_priming: bool = False
+    method_headers: bool = False
 
 
 def load_overrides(revision: str) -> Overrides:
@@ -48,6 +50,8 @@ def load_overrides(revision: str) -> Overrides:
         results=dict(table.get("results", {})),
         capabilities=dict(table.get("capabilities", {})),
         supports_batch=bool(table.get("protocol", {}).get("batch", False)),
+        sse_priming=bool(table.get("protocol", {}).get("sse_priming", False)),
+        method_headers=bool(table.get("protocol", {}).get("method_headers", False)),
     )
 
 

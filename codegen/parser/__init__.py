@@ -48,6 +48,8 @@ def build_revision(
         methods=methods,
         definition_names=tuple(class_name(name) for name, _ in doc.definitions),
         supports_batch=overrides.supports_batch,
+        sse_priming=overrides.sse_priming,
+        method_headers=overrides.method_headers,
         annotated=types.annotated,
         imports=imports,
         api=build_api(methods, types.structs, tasks),

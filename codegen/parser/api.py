@@ -76,7 +76,7 @@ def _needs(calls: tuple[CallIR, ...], *, args: bool = True, pages: bool = False)
 
 def _specs(*groups: tuple[CallIR, ...], extra: tuple[str, ...] = ()) -> tuple[str, ...]:
     """What a module imports from ``methods``: the table, ``extra`` and the specs its calls send."""
-    names = {"METHODS", "SUPPORTS_BATCH", *extra} | {c.spec for g in groups for c in g}
+    names = {"FACTS", "METHODS", "SUPPORTS_BATCH", *extra} | {c.spec for g in groups for c in g}
     return tuple(sorted(names))
 
 

@@ -198,6 +198,8 @@ class RevisionIR:
     methods: tuple[MethodIR, ...]
     definition_names: tuple[str, ...]
     supports_batch: bool
+    sse_priming: bool
+    method_headers: bool
     annotated: str
     imports: ImportsIR
     api: ApiIR

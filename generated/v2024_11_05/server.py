@@ -14,6 +14,7 @@ from .._runtime.roles.server import ServerBase
 from .._runtime.roles.server import ServerContext as BaseContext
 from .._runtime.roles.tools import ToolSet
 from .methods import (
+    FACTS,
     METHODS,
     NOTIFICATIONS_PROMPTS_LIST_CHANGED,
     NOTIFICATIONS_RESOURCES_LIST_CHANGED,
@@ -153,6 +154,7 @@ class Server(ServerBase):
     PROTOCOL_VERSION = PROTOCOL_VERSION
     METHODS = METHODS
     SUPPORTS_BATCH = SUPPORTS_BATCH
+    FACTS = FACTS
     CONTEXT = ServerContext
     ROUTES: ClassVar[Mapping[str, str]] = {
         "completion/complete": "complete",

@@ -15,6 +15,7 @@ from .._runtime.roles.connection import RequestContext, unimplemented
 from .._runtime.roles.peer import ProgressCallback
 from .methods import (
     COMPLETION_COMPLETE,
+    FACTS,
     LOGGING_SET_LEVEL,
     METHODS,
     NOTIFICATIONS_ROOTS_LIST_CHANGED,
@@ -82,6 +83,7 @@ class Client(ClientBase[InitializeResult]):
     PROTOCOL_VERSION = PROTOCOL_VERSION
     METHODS = METHODS
     SUPPORTS_BATCH = SUPPORTS_BATCH
+    FACTS = FACTS
     ROUTES: ClassVar[Mapping[str, str]] = {
         "elicitation/create": "on_elicit",
         "roots/list": "on_list_roots",

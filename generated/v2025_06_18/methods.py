@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from .._runtime.core.methods import MethodSpec
+from .._runtime.core.methods import MethodSpec, RevisionFacts
 from . import types as t
 
 COMPLETION_COMPLETE: Final[MethodSpec[t.CompleteRequestParams, t.CompleteResult]] = MethodSpec(
@@ -457,3 +457,11 @@ SERVER_NOTIFICATIONS: Final = frozenset(
 """Notifications a server may send."""
 SUPPORTS_BATCH: Final = False
 """Whether this revision allows JSON-RPC batches."""
+FACTS: Final = RevisionFacts(
+    version="2025-06-18",
+    handshake=True,
+    batch=False,
+    sse_priming=False,
+    method_headers=False,
+)
+"""What the runtime acts on in this revision (handshake or not, batches, HTTP stream rules)."""

@@ -15,6 +15,7 @@ from .._runtime.roles.server import ServerContext as BaseContext
 from .._runtime.roles.tools import ToolSet
 from .methods import (
     ELICITATION_CREATE,
+    FACTS,
     METHODS,
     NOTIFICATIONS_PROMPTS_LIST_CHANGED,
     NOTIFICATIONS_RESOURCES_LIST_CHANGED,
@@ -172,6 +173,7 @@ class Server(ServerBase):
     PROTOCOL_VERSION = PROTOCOL_VERSION
     METHODS = METHODS
     SUPPORTS_BATCH = SUPPORTS_BATCH
+    FACTS = FACTS
     CONTEXT = ServerContext
     ROUTES: ClassVar[Mapping[str, str]] = {
         "completion/complete": "complete",

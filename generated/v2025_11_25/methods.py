@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from .._runtime.core.methods import MethodSpec
+from .._runtime.core.methods import MethodSpec, RevisionFacts
 from .._runtime.core.tasks import TaskSpec
 from . import types as t
 
@@ -661,3 +661,11 @@ SERVER_NOTIFICATIONS: Final = frozenset(
 """Notifications a server may send."""
 SUPPORTS_BATCH: Final = False
 """Whether this revision allows JSON-RPC batches."""
+FACTS: Final = RevisionFacts(
+    version="2025-11-25",
+    handshake=True,
+    batch=False,
+    sse_priming=True,
+    method_headers=False,
+)
+"""What the runtime acts on in this revision (handshake or not, batches, HTTP stream rules)."""

@@ -15,6 +15,7 @@ from .._runtime.roles.connection import RequestContext, unimplemented
 from .._runtime.roles.peer import ProgressCallback
 from .methods import (
     COMPLETION_COMPLETE,
+    FACTS,
     METHODS,
     PROMPTS_GET,
     PROMPTS_LIST,
@@ -76,6 +77,7 @@ class Client(ClientBase[DiscoverResult]):
     PROTOCOL_VERSION = PROTOCOL_VERSION
     METHODS = METHODS
     SUPPORTS_BATCH = SUPPORTS_BATCH
+    FACTS = FACTS
     ROUTES: ClassVar[Mapping[str, str]] = {
         "elicitation/create": "on_elicit",
         "roots/list": "on_list_roots",

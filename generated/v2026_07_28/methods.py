@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from .._runtime.core.methods import MethodSpec
+from .._runtime.core.methods import MethodSpec, RevisionFacts
 from . import types as t
 
 COMPLETION_COMPLETE: Final[MethodSpec[t.CompleteRequestParams, t.CompleteResult]] = MethodSpec(
@@ -380,3 +380,11 @@ SERVER_NOTIFICATIONS: Final = frozenset(
 """Notifications a server may send."""
 SUPPORTS_BATCH: Final = False
 """Whether this revision allows JSON-RPC batches."""
+FACTS: Final = RevisionFacts(
+    version="2026-07-28",
+    handshake=False,
+    batch=False,
+    sse_priming=True,
+    method_headers=True,
+)
+"""What the runtime acts on in this revision (handshake or not, batches, HTTP stream rules)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..transports.base import ConnectionClosed
+from ..core.transport import ConnectionClosed
 
 
 class AuthorizationError(ConnectionClosed):

@@ -1,4 +1,5 @@
-"""The row type of the generated method tables (``METHODS`` in each revision's ``methods.py``).
+"""The row type of the generated method tables (``METHODS`` in each revision's ``methods.py``)
+and the facts of a revision the runtime acts on (``FACTS``), both generated.
 
 ``MethodSpec[P, R]`` carries, for the type checkers, the params type ``P`` and the result
 type ``R`` of its method (``None`` for "no params" and for notifications), so that
@@ -40,3 +41,26 @@ class MethodSpec(Generic[P, R]):
     """Whose capabilities hold it: the receiver's (requests) or the sender's (notifications)."""
     input_required: bool = False
     """Whether the result may instead be an ``InputRequiredResult`` (stateless revision)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionFacts:
+    """What the runtime must know about one revision, generated from its schema and overrides.
+
+    The runtime names no revision: it reads these instead (``FACTS`` in each revision's
+    ``methods.py``, ``FACTS`` on its ``Server`` and ``Client``).
+    """
+
+    version: str
+    """The protocol version string of the revision."""
+    handshake: bool
+    """Whether a connection opens with ``initialize`` (else every request is on its own,
+    carrying its version and capabilities in ``_meta``)."""
+    batch: bool
+    """Whether JSON-RPC batches are allowed."""
+    sse_priming: bool
+    """Whether a Streamable HTTP server starts each SSE stream with a priming event (an id,
+    no data) so that a client can resume it."""
+    method_headers: bool
+    """Whether a Streamable HTTP request carries ``Mcp-Method`` / ``Mcp-Name`` /
+    ``Mcp-Param-*`` headers that the server checks against the body."""

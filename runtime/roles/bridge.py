@@ -18,7 +18,7 @@ from typing import Any, Protocol, TypeVar
 from ..core.convert import Chain, Step, chain, convert_value
 from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, CapabilityError
 from ..core.methods import MethodSpec
-from ..transports.base import Transport
+from ..core.transport import Transport
 from .client import ClientBase
 from .connection import implemented_handlers
 from .server import ServerBase, ServerContext

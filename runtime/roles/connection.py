@@ -20,7 +20,7 @@ from ..core.events import Notification, Request, RequestId
 from ..core.lifecycle import gate
 from ..core.methods import MethodSpec
 from ..core.tasks import variant
-from ..transports.base import ClosesStreams
+from ..core.transport import ClosesStreams
 from . import dispatch
 from .peer import Peer, ProgressCallback
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from ..core.errors import INTERNAL_ERROR, MCPError
+from ..core.meta import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL
 from ..core.wire import as_object
 from .mrtr import Rounds
 from .server import LOG_LEVELS
@@ -22,9 +23,6 @@ if TYPE_CHECKING:
     from .modern import ModernServer
     from .modern_tasks import TaskInput
 
-META_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
-META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
-META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
 _CHANGES: Final = frozenset({TOOLS_CHANGED, PROMPTS_CHANGED, RESOURCES_CHANGED, RESOURCE_UPDATED})
 
 Frame = dict[str, Any]

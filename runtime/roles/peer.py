@@ -42,8 +42,8 @@ from ..core.events import (
 )
 from ..core.methods import MethodSpec
 from ..core.session import Session
+from ..core.transport import Transport
 from ..core.wire import Inbound, Outbound
-from ..transports.base import Transport
 from .running import RequestTasks
 
 __all__ = ["MCPError", "Peer", "ProgressCallback", "RequestTimeout"]

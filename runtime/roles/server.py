@@ -18,9 +18,9 @@ from ..core.errors import INVALID_PARAMS, CapabilityError, MCPError
 from ..core.events import Request
 from ..core.frame_guard import DEFAULT_MAX_DEPTH
 from ..core.lifecycle import Phase, as_json, choose_version, has_capability, initial_phase
-from ..core.methods import MethodSpec
+from ..core.methods import MethodSpec, RevisionFacts
 from ..core.session import Session
-from ..transports.base import Transport
+from ..core.transport import Transport
 from .connection import (
     Connection,
     RequestContext,
@@ -75,6 +75,8 @@ class ServerBase:
     PROTOCOL_VERSION: ClassVar[str]
     METHODS: ClassVar[Mapping[str, MethodSpec[Any, Any]]]
     SUPPORTS_BATCH: ClassVar[bool]
+    FACTS: ClassVar[RevisionFacts]
+    """What the runtime acts on in this revision (generated: handshake, batches, HTTP rules)."""
     ROUTES: ClassVar[Mapping[str, str]]
     """Method name -> name of its handler, for every request a client may send."""
     CONTEXT: ClassVar[type[ServerContext]] = ServerContext

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+from ..core.transport import ConnectionClosed, RelatedId
 from ..core.wire import Outbound
-from .base import ConnectionClosed, RelatedId
 
 
 class MemoryTransport:

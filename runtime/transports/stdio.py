@@ -17,8 +17,8 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from ..core.transport import ConnectionClosed, RelatedId
 from ..core.wire import Inbound, Outbound, too_large
-from .base import ConnectionClosed, RelatedId
 
 DEFAULT_MAX_FRAME: Final = 16 * 1024 * 1024
 """Largest frame read, in bytes; a longer line is discarded and reported as oversize."""

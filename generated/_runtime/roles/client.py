@@ -18,9 +18,9 @@ import msgspec
 from ..core.codec import convert
 from ..core.errors import MCPError, SessionExpired
 from ..core.lifecycle import accept_version, as_json, initial_phase
-from ..core.methods import MethodSpec
+from ..core.methods import MethodSpec, RevisionFacts
 from ..core.session import Session
-from ..transports.base import Transport
+from ..core.transport import Transport
 from .connection import (
     DEFAULT,
     Connection,
@@ -85,6 +85,8 @@ class ClientBase(Connection, Generic[InitT]):
     PROTOCOL_VERSION: ClassVar[str]
     METHODS: ClassVar[Mapping[str, MethodSpec[Any, Any]]]
     SUPPORTS_BATCH: ClassVar[bool]
+    FACTS: ClassVar[RevisionFacts]
+    """What the runtime acts on in this revision (generated: handshake, batches, HTTP rules)."""
     ROUTES: ClassVar[Mapping[str, str]]
     """Method name -> name of its handler, for every request a server may send."""
     roots_list_changed: ClassVar[bool] = False

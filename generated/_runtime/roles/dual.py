@@ -20,9 +20,10 @@ import msgspec
 from ..core.errors import RemoteProtocolError
 from ..core.events import RequestId
 from ..core.frame_guard import decode_untyped
+from ..core.meta import META_VERSION
+from ..core.transport import ConnectionClosed, RelatedId, Transport
 from ..core.wire import Inbound, Malformed, Outbound, as_id
-from ..transports.base import ConnectionClosed, RelatedId, Transport
-from .modern import LEGACY_VERSIONS, META_VERSION, ModernServer, error_frame
+from .modern import LEGACY_VERSIONS, ModernServer, error_frame
 from .modern_connection import Frame, field
 from .running import RequestTasks
 

@@ -41,6 +41,14 @@ from ..core.errors import (
 )
 from ..core.events import Request
 from ..core.frame_guard import object_problem
+from ..core.meta import (
+    HEADER_MISMATCH,
+    META_CAPABILITIES,
+    META_SERVER_INFO,
+    META_VERSION,
+    MISSING_CLIENT_CAPABILITY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+)
 from ..core.sealed import InvalidRequestState, StateSealer
 from ..core.wire import as_id, as_object
 from ..transports.http.headers import (
@@ -52,7 +60,6 @@ from ..transports.http.headers import (
 )
 from .connection import implemented_capabilities, is_implemented
 from .modern_connection import (
-    META_CAPABILITIES,
     Emit,
     Frame,
     ModernConnection,
@@ -83,11 +90,6 @@ from .taskstore import TaskRecord
 
 log = logging.getLogger(__name__)
 
-META_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
-META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
-HEADER_MISMATCH: Final = -32020
-MISSING_CLIENT_CAPABILITY: Final = -32021
-UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
 LEGACY_VERSIONS: Final = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
 """Versions of the initialize era: a request naming one belongs to a session."""
 CACHEABLE: Final = frozenset(

@@ -35,18 +35,20 @@ from ..core.codec import convert
 from ..core.errors import MCPError, RemoteProtocolError
 from ..core.events import Request
 from ..core.frame_guard import decode_untyped
-from ..core.wire import Inbound, as_object
-from ..transports.base import ConnectionClosed, Transport
-from .connection import RequestContext
-from .dual import describe
-from .modern import META_VERSION
-from .modern_connection import (
+from ..core.meta import (
     META_CAPABILITIES,
     META_CLIENT_INFO,
     META_LOG_LEVEL,
-    field,
-    obj,
+    META_SERVER_INFO,
+    META_VERSION,
+    STATELESS_ERRORS,
+    UNSUPPORTED_PROTOCOL_VERSION,
 )
+from ..core.transport import ConnectionClosed, Transport
+from ..core.wire import Inbound, as_object
+from .connection import RequestContext
+from .dual import describe
+from .modern_connection import field, obj
 from .peer import ProgressCallback, report_progress
 from .subscriptions import SUBSCRIPTION_ID
 
@@ -55,8 +57,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MODERN_ERRORS: Final = frozenset({-32020, -32021, -32022})
-"""Errors only a modern server sends: the server is modern even though it refused."""
 DEFAULT_MAX_ROUNDS: Final = 8
 DEFAULT_PROBE_TIMEOUT: Final = 5.0
 SLOW_START_FACTOR: Final = 4
@@ -372,7 +372,7 @@ async def listen(
 
 def _retry_same_version(response: Frame, version: str) -> bool:
     """Whether an answer is -32022 naming ``version`` as supported (worth one retry)."""
-    if field(response, "error", "code") != -32022:
+    if field(response, "error", "code") != UNSUPPORTED_PROTOCOL_VERSION:
         return False
     supported = field(response, "error", "data", "supported")
     return isinstance(supported, list) and version in cast("list[object]", supported)
@@ -406,9 +406,10 @@ async def probe(session: ModernSession, timeout: float | None) -> tuple[str, dic
     except MCPError as exc:
         supported = field(exc.data, "supported")
         listed = cast("list[object]", supported) if isinstance(supported, list) else None
-        if exc.code == -32022 and listed is not None and session.version not in listed:
+        unsupported = exc.code == UNSUPPORTED_PROTOCOL_VERSION
+        if unsupported and listed is not None and session.version not in listed:
             raise LegacyServer(f"the server supports {listed}") from None
-        if exc.code not in MODERN_ERRORS:
+        if exc.code not in STATELESS_ERRORS:
             raise LegacyServer(f"server/discover answered {exc.code}: {exc.message}") from None
         raise
     versions = result.get("supportedVersions")
@@ -436,7 +437,7 @@ async def connect_modern(
             session, probe_timeout if probe_timeout is not None else client.timeout
         )
         client.their_capabilities = dict(obj(result.get("capabilities")))
-        info = field(result, "_meta", "io.modelcontextprotocol/serverInfo")
+        info = field(result, "_meta", META_SERVER_INFO)
         client.server_info = dict(obj(info))
         client.instructions = result.get("instructions")
     else:  # pinned without a probe: the server's capabilities are unknown, refuse nothing locally

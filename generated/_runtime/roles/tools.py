@@ -142,9 +142,7 @@ class ToolSet(Generic[ToolT, ResultT, ContextT]):
     def __init__(self) -> None:
         self._tools: dict[str, _Entry[ToolT, ContextT, ResultT]] = {}
 
-    def add(
-        self, definition: ToolT, function: ToolFunction[ArgumentsT, ContextT, ResultT]
-    ) -> None:
+    def add(self, definition: ToolT, function: ToolFunction[ArgumentsT, ContextT, ResultT]) -> None:
         """Register a tool: its definition (name, inputSchema, ...) and its function."""
         # Read by wire name: outputSchema exists from 2025-06-18 on only.
         wire = as_json(definition)

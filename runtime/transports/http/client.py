@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ...core.errors import INTERNAL_ERROR, INVALID_REQUEST, MissingDependency
 from ...core.events import RequestId
+from ...core.transport import ConnectionClosed, RelatedId, SessionExpired
 from ...core.wire import Outbound, outbound
-from ..base import ConnectionClosed, RelatedId, SessionExpired
 from .base import (
     DEFAULT_TIMEOUT_S,
     EVENT_STREAM,

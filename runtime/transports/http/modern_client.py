@@ -23,6 +23,7 @@ import msgspec
 
 from ...core.errors import RemoteProtocolError
 from ...core.frame_guard import decode_untyped
+from ...core.transport import ConnectionClosed
 from ...core.wire import as_object
 from ...roles.modern_client import (
     DEFAULT_PROBE_TIMEOUT,
@@ -34,7 +35,6 @@ from ...roles.modern_client import (
     connect_modern,
 )
 from ...roles.modern_connection import field, obj
-from ..base import ConnectionClosed
 from .base import HttpAuth
 from .headers import InvalidToolHeaders, ParamHeader, param_headers, request_headers
 from .sse import EventTooLarge, SSEParser

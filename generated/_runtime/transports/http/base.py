@@ -20,8 +20,8 @@ import msgspec
 
 from ...core.errors import INTERNAL_ERROR, ErrorObject, MissingDependency
 from ...core.events import RequestId
+from ...core.transport import ConnectionClosed
 from ...core.wire import ENCODER, ERROR_DECODER, Inbound, Malformed, parse
-from ..base import ConnectionClosed
 from .sse import EventTooLarge, SSEParser
 
 try:

@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
+from ...core.meta import HEADER_MISMATCH
 from ...core.wire import as_object
 
-HEADER_MISMATCH: Final = -32020
 """JSON-RPC code of a header that is missing, malformed, or disagrees with the body."""
 PROTOCOL_VERSION_HEADER: Final = "mcp-protocol-version"
 METHOD_HEADER: Final = "mcp-method"

@@ -13,8 +13,8 @@ from collections.abc import AsyncIterator
 from urllib.parse import urljoin, urlsplit
 
 from ...core.errors import MissingDependency
+from ...core.transport import ConnectionClosed, RelatedId
 from ...core.wire import Outbound, outbound
-from ..base import ConnectionClosed, RelatedId
 from .base import (
     EVENT_STREAM,
     JSON,

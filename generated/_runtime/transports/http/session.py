@@ -33,9 +33,9 @@ from typing import Final, Protocol, TypeAlias
 
 from ...core.events import Cancelled, RequestId
 from ...core.frame_guard import DEFAULT_MAX_DEPTH
+from ...core.transport import ConnectionClosed, RelatedId
 from ...core.wire import Inbound, Outbound
 from ...roles.server import ServerBase, ServerConnection
-from ..base import ConnectionClosed, RelatedId
 
 STANDALONE: Final = "get"
 """The stream id of the GET stream (server-initiated messages)."""

@@ -1,3 +1,4 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
 """The whole transport interface: read a frame, write a message, learn the version, close.
 
 A transport moves messages, not bare bytes: what it writes is an ``Outbound`` (the encoded
@@ -11,8 +12,8 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from ..core.errors import ConnectionClosed, SessionExpired
-from ..core.wire import Inbound, Outbound
+from .errors import ConnectionClosed, SessionExpired
+from .wire import Inbound, Outbound
 
 __all__ = [
     "ClosesStreams",
