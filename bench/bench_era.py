@@ -38,10 +38,10 @@ from generated.v2026_07_28 import Client  # noqa: E402
 CALLS = 1000
 CONCURRENCY = 16
 RUNS = 3
-FIXTURE = ["-m", "tests.era_fixture_server"]
+FIXTURE = ["-m", "tests.support.era_fixture_server"]
 TOOL = "test_simple_text"
 """A fixture tool both eras serve (the legacy side converts the same handler's result)."""
-SDK_SERVER = str(ROOT / "tests" / "era_sdk_server.py")
+SDK_SERVER = str(ROOT / "tests" / "support" / "era_sdk_server.py")
 
 
 async def rate(call: Callable[[], Awaitable[Any]], concurrent: int) -> float:

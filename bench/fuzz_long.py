@@ -2,11 +2,11 @@
 
 ``python bench/fuzz_long.py [stdio_frames] [http_frames] [seed]`` (defaults 100000, 10000,
 random; a count of 0 skips that transport). Frames come from the strategies of
-``tests/fuzz_support.py`` (hypothesis, random seed unless given); after each frame the server
-must answer a ping. Counted: frames sent, crashes (the process exited; it is restarted), hangs
-(no answer within 5 s), wrong codes (an answer the spec oracle refuses, or a wrong HTTP
-status); for stdio, the server's RSS before and after. Prints one line per transport and the
-first few problems.
+``tests/support/fuzz_support.py`` (hypothesis, random seed unless given); after each frame the
+server must answer a ping. Counted: frames sent, crashes (the process exited; it is
+restarted), hangs (no answer within 5 s), wrong codes (an answer the spec oracle refuses, or a
+wrong HTTP status); for stdio, the server's RSS before and after. Prints one line per transport
+and the first few problems.
 """
 
 from __future__ import annotations
@@ -26,15 +26,15 @@ from hypothesis import seed as use_seed
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.fuzz_support import check_answer, expect, frames  # noqa: E402
-from tests.harden_support import rss_mib, server_process  # noqa: E402
-from tests.http_support import ACCEPT_BOTH, JSON_CT, initialize, notification  # noqa: E402
-from tests.test_harden_fuzz import (  # noqa: E402
+from tests.core.test_harden_fuzz import (  # noqa: E402
     LineProcess,
     http_answers,
     http_status_fits,
     stdio_line,
 )
+from tests.support.fuzz_support import check_answer, expect, frames  # noqa: E402
+from tests.support.harden_support import rss_mib, server_process  # noqa: E402
+from tests.support.http_support import ACCEPT_BOTH, JSON_CT, initialize, notification  # noqa: E402
 
 SHOWN = 5
 

@@ -3,7 +3,7 @@
 The SDK's client in ``auto`` mode and pinned to 2026-07-28 against our dual-era fixture server
 (tools, prompts, resources, completion, MRTR elicitation and sampling, listen), and its legacy
 client against the same server process; our client in auto mode against an SDK server
-(``tests/era_sdk_server.py``), MRTR included.
+(``tests/support/era_sdk_server.py``), MRTR included.
 """
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from generated._runtime.roles.modern_client import connect_auto
 from generated._runtime.transports.http.modern_client import connect_http_auto
 from generated._runtime.transports.stdio import spawn_server
-from tests.era_support import EraClient, LegacyClient
-from tests.process_support import http_process
+from tests.support.era_support import EraClient, LegacyClient
+from tests.support.process_support import http_process
 
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURE = ["-m", "tests.era_fixture_server"]
-SDK_SERVER = [str(ROOT / "tests" / "era_sdk_server.py")]
+FIXTURE = ["-m", "tests.support.era_fixture_server"]
+SDK_SERVER = [str(ROOT / "tests" / "support" / "era_sdk_server.py")]
 
 
 async def elicit(

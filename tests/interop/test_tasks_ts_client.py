@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 from tests.interop._support import HERE, ROOT
-from tests.node_tools import node_env, node_tool
+from tests.support.node_tools import node_env, node_tool
 
 CLIENT = str(ROOT / "tests" / "node" / "ts_task_client.mjs")
 SERVER = str(HERE / "ours_task_server.py")

@@ -20,8 +20,8 @@ from generated._runtime.transports.stdio import spawn_server
 from generated.v2025_11_25 import Client
 from generated.v2025_11_25 import types as t
 from tests.interop._support import ROOT
-from tests.node_tools import node_env, node_tool
-from tests.runtime_support import Recorder
+from tests.support.node_tools import node_env, node_tool
+from tests.support.runtime_support import Recorder
 
 SCRIPT = str(ROOT / "tests" / "node" / "ts_task_server.mjs")
 RELATED = "io.modelcontextprotocol/related-task"

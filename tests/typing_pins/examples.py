@@ -1,8 +1,9 @@
 """What a user of the generated package sees, pinned for mypy --strict and pyright strict.
 
-Not run: ``tests/test_typing.py`` type-checks this module with both checkers and compares each
-``reveal_type`` with the assertion in its trailing comment (``typ`` is the revealed type's text,
-as msgspec's ``tests/typing`` does). A line ending in ``# expect-error`` must be refused by both.
+Not run: ``tests/codegen/test_typing.py`` type-checks this module with both checkers and compares
+each ``reveal_type`` with the assertion in its trailing comment (``typ`` is the revealed type's
+text, as msgspec's ``tests/typing`` does). A line ending in ``# expect-error`` must be refused by
+both.
 """
 
 from __future__ import annotations
