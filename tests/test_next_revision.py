@@ -209,6 +209,9 @@ def test_next_revision_is_listed_and_inherits_its_base(package: Path) -> None:
     assert described["resultType"] == "complete"
     served = converters.every_revision(make_server(PACKAGE))
     assert sorted(s.PROTOCOL_VERSION for s in served) == sorted(top.REVISIONS)
+    rev = _module("v2027_01_01")
+    app = _module("runtime").App("next-app", also=[rev])
+    assert [s.PROTOCOL_VERSION for s in app.servers()][-1] == NEXT
 
 
 def test_converter_carries_a_tools_list_result_both_ways(package: Path) -> None:
