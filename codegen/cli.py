@@ -55,7 +55,8 @@ def _guard_dropped(selected: list[str], existing: list[str] | None, out: Path) -
     if dropped:
         raise GenerationError(
             f"{out} holds revision(s) {', '.join(dropped)} that this run would delete: "
-            "add them with --revision (or --revision all), or pass --prune to drop them"
+            "add them with --revision (or --revision all; one outside the manifest with "
+            "--schema REV=FILE), or pass --prune to drop them"
         )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .errors import GenerationError, Level, Problem
 from .loader.overrides import Overrides, load_overrides, next_overrides, parse_own_file
@@ -87,16 +88,7 @@ def revision_input(revision: str, given: Sources) -> tuple[RevisionInput, list[P
         return RevisionInput(source, load_overrides(revision)), []
     own, own_sha = None, None
     if own_path is not None:
-        try:
-            data = own_path.read_bytes()
-        except OSError as exc:
-            raise GenerationError(
-                f"cannot read overrides file {own_path}: {exc.strerror or exc}"
-            ) from None
-        own, own_sha = (
-            parse_own_file(data.decode("utf-8", "replace"), str(own_path)),
-            sha256_hex(data),
-        )
+        own, own_sha = _own_file(own_path)
         named = own.get("base")
         if base is not None and named is not None and named != base:
             raise GenerationError(
@@ -117,6 +109,18 @@ def revision_input(revision: str, given: Sources) -> tuple[RevisionInput, list[P
         )
         return RevisionInput(source, Overrides()), [note]
     return RevisionInput(source, next_overrides(revision, base, own, own_sha)), []
+
+
+def _own_file(path: Path) -> tuple[dict[str, Any], str]:
+    """A next revision's own overrides file, parsed and checked, and its sha256."""
+    try:
+        data = path.read_bytes()
+        text = data.decode("utf-8")
+    except OSError as exc:
+        raise GenerationError(f"cannot read overrides file {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise GenerationError(f"overrides file {path} is not UTF-8 text") from None
+    return parse_own_file(text, str(path)), sha256_hex(data)
 
 
 def select(

@@ -23,7 +23,9 @@ from typing import Any
 import msgspec
 import pytest
 import uvicorn
+from click.testing import CliRunner
 
+from mcpgen.cli import cli
 from mcpgen.errors import GenerationError, Level
 from mcpgen.loader.overrides import Patch, next_overrides, patch_schema
 
@@ -76,6 +78,32 @@ def test_own_file_drops_replaces_and_adds_to_the_base() -> None:
     assert "tools/describe" not in merged.inherited_methods
     assert (plain.sse_priming, plain.method_headers) == (True, True)
     assert (merged.sse_priming, merged.method_headers) == (True, False)
+
+
+def test_command_line_mistakes_are_one_line(schemas: Path, tmp_path: Path) -> None:
+    """A base that is no built-in revision, --base on a built-in revision, two bases that
+    disagree, an unknown key in the own file, --base without the revision's schema, and a
+    revision outside the manifest without a schema file: each one line, exit 2."""
+    schema, own = write_next(schemas, tmp_path)
+    out = str(tmp_path / "pkg")
+    given = ("--schema", f"{NEXT}={schema}")
+    odd = tmp_path / "odd.toml"
+    odd.write_text('base = "2026-07-28"\n[drop]\nmethods = ["x"]\n', encoding="utf-8")
+    cases = [
+        ((*given, "--base", f"{NEXT}=2099-01-01"), ("base '2099-01-01' is no built-in",)),
+        (("-r", BASE, "--base", f"{BASE}=2025-11-25"), ("built-in revision", "--base")),
+        ((*given, "--overrides", f"{NEXT}={own}", "--base", f"{NEXT}=2025-11-25"), ("says",)),
+        ((*given, "--overrides", f"{NEXT}={odd}"), ("unknown key(s) drop.methods",)),
+        (("-r", BASE, "--base", f"{NEXT}={BASE}"), (f"--schema {NEXT}=FILE",)),
+        (("-r", NEXT), (f"unknown revision '{NEXT}'", f"--schema {NEXT}=FILE")),
+    ]
+    for args, needles in cases:  # in-process: the same command, without a process each
+        result = CliRunner().invoke(cli, [*args, "-o", out])
+        assert result.exit_code == 2, (args, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("mcpgen: error:"), result.stderr
+        assert all(needle in lines[0] for needle in needles), (needles, lines[0])
+    assert not (tmp_path / "pkg").exists()
 
 
 def _changed_schema(schemas: Path, folder: Path) -> Path:
