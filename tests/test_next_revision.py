@@ -135,11 +135,13 @@ def test_base_patch_holding_something_else_stops_generation(schemas: Path, tmp_p
 
 def test_own_file_dropping_the_patch_lets_generation_go_on(schemas: Path, tmp_path: Path) -> None:
     """The same schema generates once the next revision's own file drops that patch; a base
-    ``[capabilities]`` entry whose method is gone is reported and skipped."""
+    patch whose pointer is gone and a base ``[capabilities]`` entry whose method is gone are
+    each reported in one line and skipped."""
     raw = json.loads(_changed_schema(schemas, tmp_path).read_text("utf-8"))
     raw["$defs"]["ClientRequest"]["anyOf"] = [
         r for r in raw["$defs"]["ClientRequest"]["anyOf"] if r["$ref"] != "#/$defs/CompleteRequest"
     ]
+    del raw["$defs"]["SubscriptionsListenRequestParams"]["required"]  # a base patch's pointer
     schema = tmp_path / "gone.json"
     schema.write_text(json.dumps(raw), encoding="utf-8")
     own = tmp_path / "own.toml"
@@ -151,6 +153,9 @@ def test_own_file_dropping_the_patch_lets_generation_go_on(schemas: Path, tmp_pa
     proc = run_cli("--schema", f"{NEXT}={schema}", "--overrides", f"{NEXT}={own}", "-o", str(out))
     assert proc.returncode == 0, proc.stderr
     assert f"[capabilities] of base {BASE} names 'completion/complete'" in proc.stderr
+    gone = [line for line in proc.stderr.splitlines() if "is gone; skipped" in line]
+    assert len(gone) == 1 and f"patch of base {BASE}" in gone[0], proc.stderr
+    assert "/$defs/SubscriptionsListenRequestParams/required" in gone[0]
     methods = (out / "v2027_01_01" / "methods.py").read_text("utf-8")
     assert 'method="completion/complete"' not in methods
     assert "capability='tools'" in methods or 'capability="tools"' in methods
