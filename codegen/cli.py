@@ -12,7 +12,8 @@ import click
 from . import __version__
 from .diff.command import diff_command
 from .errors import GenerationError
-from .generate import render
+from .generate import render_inputs
+from .inputs import inputs_of, select, sources
 from .loader.source import CACHE_DIR_ENV, SCHEMA_DIR_ENV
 from .output import Written, compare, existing_revisions, write_package
 from .revision import known_revisions
@@ -42,40 +43,9 @@ def _epilog() -> str:
         "  mcpgen --revision 2025-11-25 -o pkg/     write package pkg/\n"
         "  mcpgen -o pkg/                           regenerate the revisions pkg/ holds\n"
         "  mcpgen --check -o pkg/                   is pkg/ what mcpgen would write?\n"
+        "  mcpgen -r all --schema 2027-01-01=next.json --base 2027-01-01=2026-07-28 -o pkg/\n"
+        "                                           every revision plus a next one\n"
         "  mcpgen tools --server 'python srv.py' -o mytools/   typed bindings of a server's tools"
-    )
-
-
-def _expand(requested: tuple[str, ...], schema_file: Path | None) -> list[str]:
-    """Expand ``all`` and check every requested revision against the manifest."""
-    if schema_file is not None:
-        if len(requested) != 1 or requested[0] == "all":
-            raise GenerationError("--schema FILE takes exactly one --revision naming its revision")
-        return list(requested)
-    known = known_revisions()
-    out: list[str] = []
-    for name in requested:
-        for rev in known if name == "all" else [name]:
-            if rev not in known:
-                raise GenerationError(
-                    f"unknown revision {rev!r}; known revisions: {', '.join(known)}, all"
-                )
-            if rev not in out:
-                out.append(rev)
-    return sorted(out)
-
-
-def _selected(
-    requested: tuple[str, ...], schema_file: Path | None, existing: list[str] | None, out: Path
-) -> list[str]:
-    """The revisions to write: those asked for, else the ones the package in ``out`` holds."""
-    if requested:
-        return _expand(requested, schema_file)
-    if existing:
-        return existing
-    raise GenerationError(
-        f"give at least one --revision (or --revision all): {out} holds no mcpgen package "
-        "whose revisions could be regenerated"
     )
 
 
@@ -85,7 +55,8 @@ def _guard_dropped(selected: list[str], existing: list[str] | None, out: Path) -
     if dropped:
         raise GenerationError(
             f"{out} holds revision(s) {', '.join(dropped)} that this run would delete: "
-            "add them with --revision (or --revision all), or pass --prune to drop them"
+            "add them with --revision (or --revision all; one outside the manifest with "
+            "--schema REV=FILE), or pass --prune to drop them"
         )
 
 
@@ -122,9 +93,27 @@ def _package_folder(out: Path | None) -> Path:
 )
 @click.option(
     "--schema",
-    "schema_file",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Generate from this schema file, not the pinned one (one --revision names it).",
+    "schemas",
+    multiple=True,
+    metavar="[REV=]FILE",
+    help="The schema file of revision REV (repeatable; a revision outside the manifest is "
+    "generated too), or FILE for the one --revision.",
+)
+@click.option(
+    "--base",
+    "bases",
+    multiple=True,
+    metavar="REV=BASE",
+    help="A revision outside the manifest inherits the overrides of built-in revision BASE "
+    "where they still hold (repeatable).",
+)
+@click.option(
+    "--overrides",
+    "overrides",
+    multiple=True,
+    metavar="REV=FILE",
+    help='The overrides file of a revision outside the manifest: base = "BASE", its own '
+    "entries and [drop] lists (repeatable; see the README).",
 )
 @_output_option("Output package folder (required); the package is named after it.")
 @click.option(
@@ -143,7 +132,9 @@ def _package_folder(out: Path | None) -> Path:
 def cli(
     ctx: click.Context,
     revisions: tuple[str, ...],
-    schema_file: Path | None,
+    schemas: tuple[str, ...],
+    bases: tuple[str, ...],
+    overrides: tuple[str, ...],
     out: Path | None,
     check: bool,
     prune: bool,
@@ -151,16 +142,19 @@ def cli(
     """Generate typed MCP bindings (msgspec types, method tables, clients, servers and the
     runtime) for protocol revisions into one Python package."""
     if ctx.invoked_subcommand is not None:
-        if revisions or schema_file or out or check or prune:
+        if revisions or schemas or bases or overrides or out or check or prune:
             _fail(f"options of the main command cannot precede '{ctx.invoked_subcommand}'")
         return
     try:
         out = _package_folder(out)
         existing = existing_revisions(out)
-        selected = _selected(revisions, schema_file, existing, out)
+        given = sources(schemas, revisions, bases, overrides)
+        selected = select(revisions, given, existing, out)
         if not check and not prune:
             _guard_dropped(selected, existing, out)
-        files, warnings = render(selected, schema_file)
+        inputs, warnings = inputs_of(selected, given)
+        files, found = render_inputs(inputs)
+        warnings += found
         for warning in warnings:
             click.echo(f"mcpgen: {warning}", err=True)
         if check:

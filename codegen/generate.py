@@ -8,31 +8,39 @@ from pathlib import Path
 from . import __version__
 from .convert.build import build_convert
 from .errors import Problem
-from .loader.source import resolve
+from .inputs import Sources, inputs_of
 from .output import write_package
 from .parser.ir import RevisionIR
 from .render.project import PackageIR, render_package
-from .revision import build_ir
+from .revision import RevisionInput, build_ir
+
+
+def render_inputs(inputs: list[RevisionInput]) -> tuple[dict[str, str], list[Problem]]:
+    """Render the package for ``inputs`` (oldest first) in memory; nothing is written."""
+    irs: list[RevisionIR] = []
+    warnings: list[Problem] = []
+    for given in inputs:
+        ir, found = build_ir(given)
+        irs.append(ir)
+        warnings.extend(found)
+    converters = None
+    if len(irs) > 1:
+        served = [ir for ir in irs if any(n == "server.py" for _, n in ir.templates)]
+        servers = tuple((ir.revision, ir.module) for ir in served)
+        clients = tuple((ir.revision, ir.module) for ir in served if ir.has_handshake)
+        converters = replace(build_convert(inputs), servers=servers, clients=clients)
+    files = render_package(PackageIR(__version__, tuple(irs), converters))
+    return files, warnings
 
 
 def render(
     revisions: list[str], schema_file: Path | None = None
 ) -> tuple[dict[str, str], list[Problem]]:
-    """Render the package for ``revisions`` in memory; nothing is written."""
-    irs: list[RevisionIR] = []
-    warnings: list[Problem] = []
-    for revision in revisions:
-        ir, found = build_ir(resolve(revision, schema_file))
-        irs.append(ir)
-        warnings.extend(found)
-    converters = None
-    if len(irs) > 1 and schema_file is None:
-        served = [ir for ir in irs if any(n == "server.py" for _, n in ir.templates)]
-        servers = tuple((ir.revision, ir.module) for ir in served)
-        clients = tuple((ir.revision, ir.module) for ir in served if ir.has_handshake)
-        converters = replace(build_convert(revisions), servers=servers, clients=clients)
-    files = render_package(PackageIR(__version__, tuple(irs), converters))
-    return files, warnings
+    """Render the package for ``revisions`` (one, when ``schema_file`` gives its schema)."""
+    files = {revisions[0]: schema_file} if schema_file is not None else {}
+    inputs, warnings = inputs_of(revisions, Sources(files))
+    rendered, found = render_inputs(inputs)
+    return rendered, warnings + found
 
 
 def generate(revisions: list[str], out: Path, schema_file: Path | None = None) -> list[Problem]:

@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from . import __version__
 from .errors import GenerationError, Level, Problem
-from .loader.model import parse_document
-from .loader.overrides import apply_patches, load_overrides
-from .loader.source import SchemaSource, load_manifest
+from .loader.model import SchemaDocument, parse_document
+from .loader.overrides import Overrides, load_overrides, patch_schema
+from .loader.source import SchemaSource, load_manifest, resolve
 from .parser import build_revision
 from .parser.ir import RevisionIR
+
+
+@dataclass(frozen=True)
+class RevisionInput:
+    """What one revision is generated from: its schema file and its overrides."""
+
+    source: SchemaSource
+    overrides: Overrides
+
+    @property
+    def revision(self) -> str:
+        """The revision's name (its protocol version string)."""
+        return self.source.revision
 
 
 def known_revisions() -> list[str]:
@@ -18,19 +32,35 @@ def known_revisions() -> list[str]:
     return list(load_manifest())
 
 
-def build_ir(source: SchemaSource) -> tuple[RevisionIR, list[Problem]]:
-    """Turn one schema file into its IR, raising if the schema has errors."""
+def pinned_input(revision: str) -> RevisionInput:
+    """A built-in revision: its pinned schema file and its own overrides."""
+    return RevisionInput(resolve(revision), load_overrides(revision))
+
+
+def patched_document(given: RevisionInput) -> tuple[SchemaDocument, tuple[Problem, ...]]:
+    """The typed schema model of a revision with its patches applied, and what was skipped."""
+    source = given.source
     try:
         raw = json.loads(source.data)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise GenerationError(f"schema {source.origin} is not valid JSON: {exc}") from None
-    overrides = load_overrides(source.revision)
-    raw = apply_patches(raw, overrides.patches, source.revision)
-    doc = parse_document(raw, source.origin)
+    raw, skipped = patch_schema(raw, given.overrides.patches, source.revision)
+    return parse_document(raw, source.origin), skipped
+
+
+def build_ir(given: SchemaSource | RevisionInput) -> tuple[RevisionIR, list[Problem]]:
+    """Turn one schema file into its IR, raising if the schema has errors.
+
+    A bare ``SchemaSource`` gets the overrides of the revision it names, if it has any.
+    """
+    if isinstance(given, SchemaSource):
+        given = RevisionInput(given, load_overrides(given.revision))
+    source = given.source
+    doc, skipped = patched_document(given)
     _stop_on_errors(doc.problems, source.origin)  # the parser relies on a well-formed model
-    ir, problems = build_revision(source.revision, source.sha256, __version__, doc, overrides)
+    ir, problems = build_revision(source.revision, source.sha256, __version__, doc, given.overrides)
     _stop_on_errors(problems, source.origin)
-    return ir, [p for p in problems if p.level is Level.WARNING]
+    return ir, [*skipped, *(p for p in problems if p.level is Level.WARNING)]
 
 
 def _stop_on_errors(problems: tuple[Problem, ...], origin: str) -> None:

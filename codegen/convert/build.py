@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 
 from ..diff import compare, load_surface
 from ..errors import GenerationError
-from ..revision import known_revisions
+from ..revision import RevisionInput, known_revisions
 from .ir import ConvertIR, Policy, StepIR, load_policy
 from .plan import plan_step
 
 
-def build_convert(revisions: list[str], policy: Policy | None = None) -> ConvertIR:
-    """Plan every step between neighbouring ``revisions`` (oldest first), both ways."""
+def build_convert(
+    revisions: Sequence[str | RevisionInput], policy: Policy | None = None
+) -> ConvertIR:
+    """Plan every step between neighbouring ``revisions`` (oldest first), both ways.
+
+    A revision is a built-in one by name, or an input (a next revision with its overrides).
+    """
     policy = policy if policy is not None else load_policy()
     surfaces = [load_surface(rev) for rev in revisions]
     steps: list[StepIR] = []
@@ -24,8 +30,9 @@ def build_convert(revisions: list[str], policy: Policy | None = None) -> Convert
     stale = [f"members.{tag}" for tag, _ in policy.members if f"members.{tag}" not in used]
     if policy.fills and "fill" not in used:
         stale.append("[fill]")
-    if stale and len(revisions) == len(known_revisions()):
+    names = [s.revision or s.label for s in surfaces]
+    if stale and set(known_revisions()) <= set(names):
         raise GenerationError(
             f"schema/converters.toml: {', '.join(stale)} applies to no pair of revisions; remove it"
         )
-    return ConvertIR(tuple(revisions), tuple(steps), tuple(s.sha256 for s in surfaces))
+    return ConvertIR(tuple(names), tuple(steps), tuple(s.sha256 for s in surfaces))

@@ -10,6 +10,7 @@ import click
 
 from ..convert.ir import load_policy
 from ..errors import GenerationError
+from ..inputs import sources
 from .compare import compare
 from .jsonformat import render_json
 from .load import load_surface
@@ -109,6 +110,21 @@ class OneLineErrorCommand(click.Command):
     "lossless, not refused.",
 )
 @click.option(
+    "--base",
+    "bases",
+    multiple=True,
+    metavar="REV=BASE",
+    help="A side REV=FILE of a revision outside the manifest inherits the overrides of "
+    "built-in revision BASE (repeatable), so its protocol facts and gates are compared.",
+)
+@click.option(
+    "--overrides",
+    "overrides",
+    multiple=True,
+    metavar="REV=FILE",
+    help='The own overrides file of such a revision (base = "BASE" ...; repeatable).',
+)
+@click.option(
     "-o",
     "--output",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -123,9 +139,12 @@ def diff_command(
     fail_on: str,
     direction: str,
     rules: tuple[str, ...],
+    bases: tuple[str, ...],
+    overrides: tuple[str, ...],
     output: Path | None,
 ) -> None:
-    """Compare two schemas: OLD and NEW are revisions (2025-06-18), schema files, or REV=FILE.
+    """Compare two schemas: OLD and NEW are revisions (2025-06-18), schema files, or REV=FILE
+    (with --base REV=BASE, a revision outside the manifest inherits BASE's overrides).
 
     Exit status: 0 no change (at the --fail-on level), 1 changes found, 2 error.
     """
@@ -137,7 +156,9 @@ def diff_command(
         # The converters' own declared rules always apply, so the diff says what they do.
         policy = load_policy()
         declared = frozenset(rules) | policy.rule_names
-        diff = compare(load_surface(old), load_surface(new), declared, policy.member_actions)
+        given = sources((), (), bases, overrides)
+        sides = load_surface(old, given), load_surface(new, given)
+        diff = compare(*sides, declared, policy.member_actions)
         text = RENDERERS[fmt](diff)
         if output is not None:
             try:

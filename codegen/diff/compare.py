@@ -79,6 +79,23 @@ def _class_names(shape: Shape, side: Surface) -> set[str]:
 
 
 ENVELOPE = ("id", "jsonrpc")
+_RUNTIME_READS = cl.informational("the runtime acts on each revision's FACTS")
+_SUPPORTED = {True: "supported", False: "not supported"}
+FACT_CHANGES: dict[str, tuple[str, Effect, dict[bool, str]]] = {
+    "handshake": (
+        "initialize handshake",
+        _RUNTIME_READS,
+        {True: "initialize", False: "none (stateless)"},
+    ),
+    "batch": (
+        "JSON-RPC batches",
+        cl.informational("a batch is sent as single messages"),
+        _SUPPORTED,
+    ),
+    "sse_priming": ("SSE priming event", _RUNTIME_READS, _SUPPORTED),
+    "method_headers": ("Mcp-Method/Mcp-Name headers", _RUNTIME_READS, _SUPPORTED),
+}
+"""The protocol facts ``mcpgen diff`` reports: title, effect both ways, how values read."""
 """Members of the JSON-RPC envelope: on the wire in every revision, listed in some schemas."""
 
 
@@ -169,7 +186,7 @@ class _Pair:
 
     # -- constants ---------------------------------------------------------
     def constants(self) -> Iterator[Change]:
-        """The protocol version and JSON-RPC batch support."""
+        """The protocol version and the protocol facts (handshake, batches, HTTP stream rules)."""
         old, new = self.old, self.new
         if old.revision and new.revision and old.revision != new.revision:
             effect = cl.informational("the version is negotiated per connection; rewritten")
@@ -184,18 +201,20 @@ class _Pair:
                 effect,
                 effect,
             )
-        if old.batch is not None and new.batch is not None and old.batch != new.batch:
-            split = cl.informational("a batch is sent as single messages")
+        for (name, was), (_, now) in zip(old.facts, new.facts, strict=True):
+            if was is None or now is None or was == now:
+                continue
+            title, effect, words = FACT_CHANGES[name]
             yield Change(
                 C,
                 CHANGED,
-                "JSON-RPC batches",
+                title,
                 "",
                 "value",
-                "supported" if old.batch else "not supported",
-                "supported" if new.batch else "not supported",
-                split if old.batch else cl.ABSENT,
-                split if new.batch else cl.ABSENT,
+                words[was],
+                words[now],
+                effect if was or name != "batch" else cl.ABSENT,
+                effect if now or name != "batch" else cl.ABSENT,
             )
 
     # -- methods -----------------------------------------------------------

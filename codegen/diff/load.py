@@ -12,14 +12,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..errors import GenerationError
-from ..loader.model import Node, SchemaDocument, parse_document
-from ..loader.overrides import Overrides, apply_patches, load_overrides
+from ..inputs import Sources, revision_input
+from ..loader.model import Node, SchemaDocument
+from ..loader.overrides import Overrides
 from ..loader.source import resolve
 from ..parser.implicit import inherit_base_params
 from ..parser.ir import RevisionIR
 from ..parser.names import class_name, pascal_case
 from ..parser.naming import OPEN_MAP_FIELDS, SchemaView
-from ..revision import build_ir, known_revisions
+from ..revision import RevisionInput, build_ir, known_revisions, patched_document
 from . import shape as sh
 from .shape import Shape
 from .views import FieldView, MethodView, Surface, TypeKind, TypeView
@@ -28,23 +29,41 @@ CAPABILITY_ROOTS = ("ClientCapabilities", "ServerCapabilities")
 _PRIMS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
 
 
-def load_surface(spec: str) -> Surface:
-    """Load a side: a pinned revision, a schema file, or ``REV=FILE`` (a file read as REV).
+def load_surface(spec: str | RevisionInput, given: Sources | None = None) -> Surface:
+    """Load a side: a pinned revision, a schema file, ``REV=FILE`` (a file read as REV), or
+    a revision's input.
 
-    A pinned revision's overrides apply (to its file too, given as ``REV=FILE``); a file of
-    another revision, or of none, is read as it is.
+    A pinned revision's overrides apply (to its file too, given as ``REV=FILE``), and so do
+    the inherited ones of a revision outside the manifest that ``given`` names a base or an
+    overrides file for; a file of another revision, or of none, is read as it is.
     """
-    revision, path = _parse_spec(spec)
-    pinned = revision in known_revisions()
-    source = resolve(revision if pinned and revision else "", path)
-    ir, _ = build_ir(source)
-    raw = json.loads(source.data)
-    overrides = load_overrides(source.revision) if pinned else Overrides()
-    doc = inherit_base_params(
-        parse_document(apply_patches(raw, overrides.patches, source.revision), source.origin)
+    if isinstance(spec, RevisionInput):
+        given_input, label = spec, spec.revision
+    else:
+        revision, path = _parse_spec(spec)
+        label = revision if path is None and revision else spec
+        given = given or Sources()
+        if revision and path is not None:
+            given = replace(given, files={**given.files, revision: path})
+        if revision:
+            given_input, _ = revision_input(revision, given)
+        else:
+            given_input = RevisionInput(resolve("", path), Overrides())
+    ir, _ = build_ir(given_input)
+    doc, _ = patched_document(given_input)
+    overrides = given_input.overrides
+    known = given_input.revision in known_revisions() or overrides.base is not None
+    known = known or overrides.file_sha256 is not None
+    source = given_input.source
+    surface = _surface(label, source.revision or None, source.sha256, inherit_base_params(doc), ir)
+    return replace(
+        surface,
+        overrides=known,
+        handshake=ir.has_handshake,
+        batch=ir.supports_batch if known else None,
+        sse_priming=ir.sse_priming if known else None,
+        method_headers=ir.method_headers if known else None,
     )
-    label = revision if path is None and revision else spec
-    return _surface(label, revision, source.sha256, doc, ir, pinned)
 
 
 def _parse_spec(spec: str) -> tuple[str | None, Path | None]:
@@ -64,12 +83,7 @@ def _parse_spec(spec: str) -> tuple[str | None, Path | None]:
 
 
 def _surface(
-    label: str,
-    revision: str | None,
-    sha256: str,
-    doc: SchemaDocument,
-    ir: RevisionIR,
-    pinned: bool,
+    label: str, revision: str | None, sha256: str, doc: SchemaDocument, ir: RevisionIR
 ) -> Surface:
     walker = _Walker(doc, {s.pointer: s.name for s in ir.structs})
     for name, node in doc.definitions:
@@ -101,8 +115,6 @@ def _surface(
         types=tuple(types[k] for k in sorted(types)),
         methods=tuple(sorted(methods, key=lambda m: m.method)),
         capabilities=tuple(sorted(capabilities, key=lambda c: c[0])),
-        batch=ir.supports_batch if pinned else None,
-        overrides=pinned,
     )
 
 

@@ -121,9 +121,24 @@ class Surface:
     methods: tuple[MethodView, ...]
     capabilities: tuple[tuple[str, Shape], ...]
     batch: bool | None = None
-    # Whether mcpgen's overrides of a pinned revision applied: only they name the capability
-    # gating each method and batch support, so without them those are not compared.
+    # Whether mcpgen's overrides applied (a pinned revision's, or those a next revision
+    # inherits from its base): only they name the capability gating each method and the
+    # protocol facts, so without them those are not compared.
     overrides: bool = False
+    handshake: bool | None = None
+    """Whether the revision opens with ``initialize`` (read off its methods)."""
+    sse_priming: bool | None = None
+    method_headers: bool | None = None
+
+    @property
+    def facts(self) -> tuple[tuple[str, bool | None], ...]:
+        """The protocol facts the runtime reads from a revision's ``FACTS``, by name."""
+        return (
+            ("handshake", self.handshake),
+            ("batch", self.batch),
+            ("sse_priming", self.sse_priming),
+            ("method_headers", self.method_headers),
+        )
 
     @cached_property
     def type_map(self) -> dict[str, TypeView]:

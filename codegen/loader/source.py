@@ -111,7 +111,10 @@ def resolve(revision: str, schema_file: Path | None = None) -> SchemaSource:
         return SchemaSource(revision, data, str(schema_file), sha256_hex(data))
     if pin is None:
         known = ", ".join(manifest)
-        raise GenerationError(f"unknown revision {revision!r}; known revisions: {known}")
+        raise GenerationError(
+            f"unknown revision {revision!r}; known revisions: {known} (a revision outside "
+            f"the manifest needs its schema file: --schema {revision}=FILE)"
+        )
     looked = f"${SCHEMA_DIR_ENV} is not set"
     if schema_dir := os.environ.get(SCHEMA_DIR_ENV):
         candidate = Path(schema_dir) / revision / "schema.json"

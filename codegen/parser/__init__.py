@@ -50,6 +50,8 @@ def build_revision(
         supports_batch=overrides.supports_batch,
         sse_priming=overrides.sse_priming,
         method_headers=overrides.method_headers,
+        base=overrides.base,
+        overrides_sha256=overrides.file_sha256,
         annotated=types.annotated,
         imports=imports,
         api=build_api(methods, types.structs, tasks),

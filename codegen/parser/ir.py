@@ -205,6 +205,26 @@ class RevisionIR:
     api: ApiIR
     tasks: tuple[TaskIR, ...] = ()
     """The requests that may run as tasks, with their task variants."""
+    base: str | None = None
+    """The revision whose overrides a next revision inherits (None for a built-in one)."""
+    overrides_sha256: str | None = None
+    """The sha256 of a next revision's own overrides file, when it has one."""
+
+    @property
+    def lineage(self) -> str:
+        """What a next revision's overrides come from, for headers ("" for a built-in one)."""
+        if self.base is None and self.overrides_sha256 is None:
+            return ""
+        parts = [f"base {self.base}"] if self.base is not None else []
+        if self.overrides_sha256 is not None:
+            parts.append(f"overrides file sha256 {self.overrides_sha256}")
+        return "; ".join(parts)
+
+    @property
+    def package_header(self) -> tuple[str, ...]:
+        """The lines the package's ``__init__`` header gives this revision."""
+        lines = (f"{self.revision}: schema sha256 {self.sha256}",)
+        return lines + ((f"  overrides: {self.lineage}",) if self.lineage else ())
 
     @property
     def has_handshake(self) -> bool:

@@ -161,15 +161,24 @@ def build_methods(
                 input_required=input_required,
             )
         )
-    for method in sorted(set(overrides.capabilities) - set(messages)):
-        problems.append(
-            Problem(Level.ERROR, "overrides", f"[capabilities] names unknown method {method!r}")
-        )
-    for method in sorted(set(overrides.results) - set(messages)):
-        problems.append(
-            Problem(Level.ERROR, "overrides", f"[results] names unknown method {method!r}")
-        )
+    tables = (("capabilities", overrides.capabilities), ("results", overrides.results))
+    for table, entries in tables:
+        for method in sorted(set(entries) - set(messages)):
+            problems.append(_unknown_method(table, method, overrides))
     return tuple(rows), tuple(problems)
+
+
+def _unknown_method(table: str, method: str, overrides: Overrides) -> Problem:
+    """An entry naming a method the schema lacks: an error, or, inherited from a base revision
+    (the next revision dropped the method), a warning that it is skipped."""
+    if method in overrides.inherited_methods:
+        return Problem(
+            Level.WARNING,
+            "overrides",
+            f"[{table}] of base {overrides.base} names {method!r}, which this revision "
+            "lacks; skipped",
+        )
+    return Problem(Level.ERROR, "overrides", f"[{table}] names unknown method {method!r}")
 
 
 def _name(ref: TypeRef) -> str:
