@@ -28,13 +28,13 @@ from click.testing import CliRunner
 from mcpgen.cli import cli
 from mcpgen.errors import GenerationError, Level
 from mcpgen.loader.overrides import Patch, next_overrides, patch_schema
+from tests.support.next_revision_server import make_server
+from tests.support.next_revision_support import BASE, NEXT, OWN_OVERRIDES, next_schema, write_next
 
-from .next_revision_server import make_server
-from .next_revision_support import BASE, NEXT, OWN_OVERRIDES, next_schema, write_next
 from .test_cli import assert_one_line_error, run_cli
 
 PACKAGE = "nextrevpkg"
-SERVER = Path(__file__).resolve().parent / "next_revision_server.py"
+SERVER = Path(__file__).resolve().parents[1] / "support" / "next_revision_server.py"
 STEP_S = 20.0
 
 
