@@ -25,13 +25,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
 from ...core.errors import INTERNAL_ERROR, INVALID_REQUEST, MissingDependency
 from ...core.events import RequestId
-from ...core.transport import ConnectionClosed, RelatedId, SessionExpired
+from ...core.transport import ConnectionClosed, RelatedId, SessionExpired, Transport
 from ...core.wire import Outbound, outbound
+from ...roles.client import ClientBase, HandshakeT, InitT, StatelessT, connect_auto
+from ...roles.stateless_client import DEFAULT_PROBE_TIMEOUT
 from .base import (
     DEFAULT_TIMEOUT_S,
     EVENT_STREAM,
@@ -43,14 +45,13 @@ from .base import (
 )
 from .legacy import LegacySSETransport
 from .sse import SSEParser
+from .stateless_client import StatelessHTTPTransport
 
 try:
     import aiohttp
 except ImportError:
     raise MissingDependency("aiohttp", "http", "the MCP HTTP client") from None
 
-if TYPE_CHECKING:
-    from ...roles.client import ClientBase, InitT
 
 SESSION_HEADER: Final = "Mcp-Session-Id"
 VERSION_HEADER: Final = "MCP-Protocol-Version"
@@ -64,8 +65,10 @@ MAX_RECONNECTS: Final = 3
 __all__ = [
     "LegacySSETransport",
     "SessionExpired",
+    "StatelessHTTPTransport",
     "StreamableHTTPTransport",
     "connect_http",
+    "connect_http_auto",
 ]
 
 
@@ -364,15 +367,16 @@ async def connect_http(
     ``timeout``). A 2026-07-28 client probes ``server/discover`` (one POST per request, its
     headers; ``headers``, ``auth_token`` and ``auth`` apply) instead.
     """
-    if "initialize" not in client.METHODS:
-        from .modern_client import connect_http_modern
-
-        headers = dict(options.get("headers") or {})
-        if options.get("auth_token") is not None:
-            headers["Authorization"] = f"Bearer {options['auth_token']}"
-        auth = options.get("auth")
-        found = await connect_http_modern(client, url, headers=headers, auth=auth)
-        return client.adopt_discover(found)
+    if not client.FACTS.handshake:
+        stateless = StatelessHTTPTransport(url, **_base_options(options))
+        try:
+            return await client.connect_stateless(
+                stateless, describe_close=stateless.describe_close
+            )
+        except BaseException:
+            await client.close()
+            await stateless.close()
+            raise
     transport: StreamableHTTPTransport | LegacySSETransport
     if legacy:
         transport = LegacySSETransport(url, **options)
@@ -383,3 +387,36 @@ async def connect_http(
     except BaseException:
         await transport.close()
         raise
+
+
+async def connect_http_auto(
+    stateless: StatelessT,
+    handshake: Sequence[HandshakeT],
+    url: str,
+    *,
+    probe_timeout: float = DEFAULT_PROBE_TIMEOUT,
+    headers: Mapping[str, str] | None = None,
+    auth: HttpAuth | None = None,
+) -> StatelessT | HandshakeT:
+    """``connect_auto`` over HTTP: the probe as a POST without session, the handshake
+    clients on Streamable HTTP (``auth``, an ``OAuthClient``, authorizes both)."""
+
+    async def probe_transport() -> Transport:
+        return StatelessHTTPTransport(url, headers=headers, auth=auth)
+
+    async def handshake_transport() -> Transport:
+        return StreamableHTTPTransport(url, headers=headers, auth=auth)
+
+    return await connect_auto(
+        stateless,
+        handshake,
+        probe_transport,
+        probe_timeout=probe_timeout,
+        open_handshake=handshake_transport,
+    )
+
+
+def _base_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options every HTTP client transport takes (a POST per request takes no others)."""
+    shared = ("headers", "auth_token", "http_client", "timeout", "auth")
+    return {name: options[name] for name in shared if name in options}
