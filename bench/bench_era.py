@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.peers.raw_echo import RawClient  # noqa: E402
-from generated._runtime.roles.client import connect_stateless  # noqa: E402
+from generated._runtime.roles.connect import connect_stateless  # noqa: E402
 from generated._runtime.transports.http.client import connect_http  # noqa: E402
 from generated._runtime.transports.stdio import spawn_server  # noqa: E402
 from generated.v2025_11_25 import Client as LegacyClient  # noqa: E402

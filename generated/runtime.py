@@ -48,13 +48,10 @@ from ._runtime.core.transport import Transport
 from ._runtime.core.unions import dec_hook
 from ._runtime.roles.app import App
 from ._runtime.roles.app_context import Context
-from ._runtime.roles.client import (
-    DEFAULT,
-    ClientBase,
-    Default,
+from ._runtime.roles.client import DEFAULT, ClientBase, Default, connect_any
+from ._runtime.roles.connect import (
     HandshakeServer,
     Subscription,
-    connect_any,
     connect_auto,
     connect_stateless,
     listen,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from generated._runtime.roles.client import attach_stateless, connect_stateless, listen
+from generated._runtime.roles.connect import attach_stateless, connect_stateless, listen
 from generated._runtime.roles.peer import MCPError
 from generated.v2026_07_28 import types as t
 from tests.era_support import EchoLegacy, EraClient, FixtureServer, LegacyClient, served

@@ -11,7 +11,7 @@ import pytest
 
 from generated._runtime.core.transport import RelatedId, Transport
 from generated._runtime.core.wire import Inbound, Outbound
-from generated._runtime.roles.client import HandshakeServer, connect_auto
+from generated._runtime.roles.connect import HandshakeServer, connect_auto
 from generated._runtime.transports.http.client import connect_http_auto
 from generated._runtime.transports.memory import memory_pair
 from tests.era_support import EchoLegacy, EraClient, FixtureServer, LegacyClient, Recorder

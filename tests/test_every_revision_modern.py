@@ -25,7 +25,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from generated._runtime.core.errors import MCPError
-from generated._runtime.roles.client import connect_auto
+from generated._runtime.roles.connect import connect_auto
 from generated._runtime.transports.http.client import connect_http_auto
 from generated._runtime.transports.stdio import spawn_server
 from generated.v2025_11_25 import Client as LegacyClient

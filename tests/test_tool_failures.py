@@ -18,7 +18,7 @@ import pytest
 
 import generated._runtime
 from generated import v2025_11_25, v2026_07_28
-from generated._runtime.roles.client import connect_stateless
+from generated._runtime.roles.connect import connect_stateless
 from generated._runtime.roles.server import ServerBase
 from generated.runtime import App, Context, MCPError, ToolError
 from tests.era_support import EraClient, served

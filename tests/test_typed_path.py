@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 
 from generated import v2025_11_25, v2026_07_28
-from generated._runtime.roles.client import connect_stateless
+from generated._runtime.roles.connect import connect_stateless
 from tests.era_support import EraClient, FixtureServer, served
 from tests.runtime_support import STEP_S, connected
 
