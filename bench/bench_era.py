@@ -28,9 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.peers.raw_echo import RawClient  # noqa: E402
-from generated._runtime.roles.modern_client import StreamChannel, connect_modern  # noqa: E402
+from generated._runtime.roles.connect import connect_stateless  # noqa: E402
 from generated._runtime.transports.http.client import connect_http  # noqa: E402
-from generated._runtime.transports.http.modern_client import connect_http_modern  # noqa: E402
 from generated._runtime.transports.stdio import spawn_server  # noqa: E402
 from generated.v2025_11_25 import Client as LegacyClient  # noqa: E402
 from generated.v2026_07_28 import Client  # noqa: E402
@@ -86,9 +85,9 @@ async def ours(era: str, transport: str, concurrent: int) -> float:
             client: Any = Client()
             if process is None:
                 end = await spawn_server(sys.executable, [*FIXTURE, "stdio"], cwd=str(ROOT))
-                await connect_modern(client, StreamChannel(end, client.on_notification))
+                await connect_stateless(client, end)
             else:
-                await connect_http_modern(client, f"http://127.0.0.1:{port}/mcp")
+                await connect_http(client, f"http://127.0.0.1:{port}/mcp")
             call = lambda: client.call_tool(name=TOOL)  # noqa: E731
         else:
             client = LegacyClient()

@@ -70,7 +70,7 @@ async def run(client: Any) -> None:
         if method == "notifications/tools/list_changed":
             changed.set()
 
-    listen = asyncio.create_task(client.modern.listen({"toolsListChanged": True}, on_event))
+    listen = asyncio.create_task(client.stateless.listen({"toolsListChanged": True}, on_event))
     while not events:
         await asyncio.sleep(0.01)
     check(events[0][0] == "notifications/subscriptions/acknowledged", "listen acknowledged first")

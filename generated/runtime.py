@@ -49,6 +49,13 @@ from ._runtime.core.unions import dec_hook
 from ._runtime.roles.app import App
 from ._runtime.roles.app_context import Context
 from ._runtime.roles.client import DEFAULT, ClientBase, Default, connect_any
+from ._runtime.roles.connect import (
+    HandshakeServer,
+    Subscription,
+    connect_auto,
+    connect_stateless,
+    listen,
+)
 from ._runtime.roles.connection import RequestContext
 from ._runtime.roles.server import ServerBase
 from ._runtime.roles.tasks import TaskSupport, poll_task
@@ -59,11 +66,9 @@ from ._runtime.transports.stdio import spawn_server, stdio_server
 if TYPE_CHECKING:
     from ._runtime import auth
     from ._runtime.roles.modern import CacheScope, cache_hints
-    from ._runtime.roles.modern_client import LegacyServer, Subscription, connect_auto, listen
     from ._runtime.roles.modern_tasks import begin_task
     from ._runtime.roles.mrtr import ask
-    from ._runtime.transports.http.client import connect_http
-    from ._runtime.transports.http.modern_client import connect_http_auto, connect_http_modern
+    from ._runtime.transports.http.client import connect_http, connect_http_auto
     from ._runtime.transports.http.server import HttpOptions, McpHttpApp, run_http, serve_http
     from ._runtime.transports.http.session import EventStore, MemoryEventStore
 
@@ -75,14 +80,9 @@ _LAZY = {
     "serve_http": "transports.http.server",
     "EventStore": "transports.http.session",
     "MemoryEventStore": "transports.http.session",
-    "connect_http_auto": "transports.http.modern_client",
-    "connect_http_modern": "transports.http.modern_client",
+    "connect_http_auto": "transports.http.client",
     "CacheScope": "roles.modern",
     "cache_hints": "roles.modern",
-    "LegacyServer": "roles.modern_client",
-    "Subscription": "roles.modern_client",
-    "connect_auto": "roles.modern_client",
-    "listen": "roles.modern_client",
     "ask": "roles.mrtr",
     "begin_task": "roles.modern_tasks",
 }
@@ -104,9 +104,9 @@ __all__ = [
     "Context",
     "Default",
     "EventStore",
+    "HandshakeServer",
     "HttpOptions",
     "InMemoryTaskStore",
-    "LegacyServer",
     "LocalProtocolError",
     "MCPError",
     "McpHttpApp",
@@ -136,7 +136,7 @@ __all__ = [
     "connect_auto",
     "connect_http",
     "connect_http_auto",
-    "connect_http_modern",
+    "connect_stateless",
     "convert",
     "dec_hook",
     "decode",

@@ -44,6 +44,15 @@ class MethodSpec(Generic[P, R]):
 
 
 @dataclass(frozen=True, slots=True)
+class VariantSpec(MethodSpec[P, R]):
+    """A variant of a table row: the same wire method, answered with its own result type.
+
+    The session and the connection keep a variant they are given instead of the table's row
+    (a task's ``CreateTaskResult``, a result that may ask for input first).
+    """
+
+
+@dataclass(frozen=True, slots=True)
 class RevisionFacts:
     """What the runtime must know about one revision, generated from its schema and overrides.
 

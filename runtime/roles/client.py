@@ -1,9 +1,14 @@
-"""The client side: the base of generated ``Client`` classes.
+"""The client side: the base of generated ``Client`` classes, for both eras of the protocol.
 
-``connect`` runs the handshake: ``initialize`` with this revision's version and the
-capabilities that follow from the overridden handlers (sampling, roots, elicitation), a
-check of the version the server chose, then ``notifications/initialized``. Requests are
-refused locally when the server did not declare the capability they need.
+``connect`` opens the connection the revision's way (its ``FACTS.handshake``):
+- with a handshake: ``initialize`` with this revision's version and the capabilities that
+  follow from the overridden handlers (sampling, roots, elicitation), a check of the version
+  the server chose, then ``notifications/initialized``;
+- without: the session runs in the ``STATELESS`` phase, ``server/discover`` is probed, and
+  every request carries its own ``_meta`` (``stateless_client.py``).
+Requests are refused locally when the server did not declare the capability they need.
+
+``connect.py`` decides the era of a server a client does not know (``connect_auto``).
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ import msgspec
 
 from ..core.codec import convert
 from ..core.errors import MCPError, SessionExpired
-from ..core.lifecycle import accept_version, as_json, initial_phase
+from ..core.events import Notification
+from ..core.lifecycle import Phase, accept_version, as_json
+from ..core.meta import META_SERVER_INFO
 from ..core.methods import MethodSpec, RevisionFacts
 from ..core.session import Session
 from ..core.transport import Transport
@@ -28,9 +35,22 @@ from .connection import (
     implemented_handlers,
 )
 from .peer import Peer, ProgressCallback
+from .stateless_client import (
+    DEFAULT_MAX_ROUNDS,
+    HandshakeServer,
+    StatelessRequests,
+    probe,
+)
 from .tasks import TaskSupport, attach_tasks, receivable, task_capabilities
 
-__all__ = ["DEFAULT", "ClientBase", "Default", "InitializeResultLike", "connect_any"]
+__all__ = [
+    "DEFAULT",
+    "ClientBase",
+    "Default",
+    "HandshakeServer",
+    "InitializeResultLike",
+    "connect_any",
+]
 
 DEFAULT_TIMEOUT_S = 60.0
 """How long a request waits for its response unless the call or the client says otherwise."""
@@ -118,8 +138,8 @@ class ClientBase(Connection, Generic[InitT]):
         self._reader: asyncio.Task[None] | None = None
         self._generation = 0
         self._renew_lock = asyncio.Lock()
-        self.modern: Any = None
-        """The ``ModernSession`` once connected in the 2026-07-28 era (else None)."""
+        self.stateless: StatelessRequests | None = None
+        """The request path once connected without a handshake (``_meta``, input rounds)."""
 
     @property
     def default_timeout(self) -> float | None:
@@ -139,23 +159,94 @@ class ClientBase(Connection, Generic[InitT]):
     async def connect(
         self, transport: Transport, describe_close: Callable[[], str] | None = None
     ) -> InitT:
-        """Run the handshake over ``transport``; return the server's initialize result.
+        """Open the connection over ``transport``; return the server's connect result.
 
-        A 2026-07-28 client probes ``server/discover`` instead and returns its result.
+        With a handshake: ``initialize`` (the ``InitializeResult``); without: the
+        ``server/discover`` probe (the ``DiscoverResult``).
         """
-        if "initialize" not in self.METHODS:
-            from .modern_client import StreamChannel, connect_modern
-
-            found = await connect_modern(self, StreamChannel(transport, self.on_notification))
-            return self.adopt_discover(found)
+        if not self.FACTS.handshake:
+            return await self.connect_stateless(transport, describe_close=describe_close)
         await connect_any(transport, [self], describe_close)
         assert self.initialize_result is not None
         return self.initialize_result
 
-    def adopt_discover(self, found: Mapping[str, Any]) -> InitT:
-        """Keep a 2026-07-28 ``server/discover`` result, typed, as this client's connect result."""
-        result: InitT = convert(found, self.METHODS["server/discover"].result)
+    async def connect_stateless(
+        self,
+        transport: Transport,
+        *,
+        describe_close: Callable[[], str] | None = None,
+        probe_timeout: float | None = None,
+        max_rounds: int = DEFAULT_MAX_ROUNDS,
+        log_level: str | None = None,
+    ) -> InitT:
+        """Connect without a handshake: probe ``server/discover``; return its typed result.
+
+        Raises ``HandshakeServer`` when the server answers as one of the initialize era.
+        """
+        requests = self.attach_stateless(
+            transport, describe_close=describe_close, max_rounds=max_rounds, log_level=log_level
+        )
+        wait = probe_timeout if probe_timeout is not None else self.timeout
+        result: InitT = await probe(requests, wait)
+        self.adopt_discover(result)
+        return result
+
+    def attach_stateless(
+        self,
+        transport: Transport,
+        *,
+        describe_close: Callable[[], str] | None = None,
+        max_rounds: int = DEFAULT_MAX_ROUNDS,
+        log_level: str | None = None,
+    ) -> StatelessRequests:
+        """Start a connection without a handshake and without probing (the server's
+        capabilities are unknown: nothing is refused locally); return its request path."""
+        self._open(transport, describe_close, Phase.STATELESS)
+        self.our_capabilities = self.capabilities()
+        self.their_capabilities = {
+            spec.capability.split(".")[0]: {}
+            for spec in self.METHODS.values()
+            if spec.capability is not None
+        }
+        self.protocol_version = self.PROTOCOL_VERSION
+        info = {"name": self.name, "version": self.version}
+        self.stateless = StatelessRequests(
+            self,
+            self.PROTOCOL_VERSION,
+            self.our_capabilities,
+            info,
+            max_rounds=max_rounds,
+            log_level=log_level,
+        )
+        return self.stateless
+
+    def _open(
+        self, transport: Transport, describe_close: Callable[[], str] | None, phase: Phase
+    ) -> None:
+        """Run a peer over ``transport`` whose session starts in ``phase``."""
+        session = Session(
+            self.METHODS,
+            role="client",
+            batch=self.FACTS.batch,
+            phase=phase,
+            tolerant=self.tolerant,
+        )
+        self.peer = Peer(
+            session, transport, self._on_request, self._on_notification, describe_close
+        )
+        self._reader = asyncio.create_task(self.peer.run())
+
+    def adopt_discover(self, result: InitT) -> InitT:
+        """Keep a ``server/discover`` result as this client's connect result."""
         self.initialize_result = result
+        self.their_capabilities = as_json(result.capabilities)
+        meta: object = getattr(result, "meta", None)
+        info: object = (
+            cast(dict[str, Any], meta).get(META_SERVER_INFO) if isinstance(meta, dict) else None
+        )
+        self.server_info = cast(dict[str, Any], info) if isinstance(info, dict) else {}
+        instructions: object = getattr(result, "instructions", None)
+        self.instructions = instructions if isinstance(instructions, str) else None
         return result
 
     async def _finish(self, result: InitT) -> None:
@@ -169,6 +260,15 @@ class ClientBase(Connection, Generic[InitT]):
         instructions = init.instructions
         self.instructions = None if isinstance(instructions, msgspec.UnsetType) else instructions
         await self.peer.notify("notifications/initialized")
+
+    def _take_over(self, probed: ClientBase[Any]) -> None:
+        """Take over the connection a probe opened, to run the handshake on it."""
+        self.peer, self._reader = probed.peer, probed._reader
+        probed._reader, probed.stateless = None, None
+        self.peer.retarget(self._on_request, self._on_notification)
+        session = self.peer.session
+        session.methods, session.batch = self.METHODS, self.FACTS.batch
+        session.restart()
 
     def _adopt(self, other: ClientBase[Any], declared: dict[str, Any]) -> None:
         """Take over the connection ``other`` opened (its handshake chose our revision)."""
@@ -195,9 +295,7 @@ class ClientBase(Connection, Generic[InitT]):
 
     async def close(self) -> None:
         """Close the connection (for stdio: the server's shutdown sequence)."""
-        if self.modern is not None:
-            await self.modern.channel.close()
-            self.modern = None
+        self.stateless = None
         if self._reader is None:
             return
         if self.tasks is not None:
@@ -220,23 +318,23 @@ class ClientBase(Connection, Generic[InitT]):
         transport: Transport,
         clients: Sequence[ClientT],
         describe_close: Callable[[], str] | None = None,
+        *,
+        probed: ClientBase[Any] | None = None,
     ) -> ClientT:
-        """Run ``initialize`` for several revisions' clients at once (see ``connect_any``)."""
+        """Run ``initialize`` for several revisions' clients at once (see ``connect_any``).
+
+        ``probed``: a client whose probe found a handshake server on ``transport``; its
+        connection is taken over, so the handshake's ids follow the probe's (a late answer
+        to the probe is not mistaken for the answer to ``initialize``).
+        """
         if not clients:
             raise ValueError("connect_any needs at least one client")
         ordered = sorted(clients, key=lambda c: c.PROTOCOL_VERSION)
         first, by_version = ordered[-1], {c.PROTOCOL_VERSION: c for c in ordered}
-        session = Session(
-            first.METHODS,
-            role="client",
-            batch=first.SUPPORTS_BATCH,
-            phase=initial_phase(first.METHODS),
-            tolerant=first.tolerant,
-        )
-        first.peer = Peer(
-            session, transport, first._on_request, first._on_notification, describe_close
-        )
-        first._reader = asyncio.create_task(first.peer.run())
+        if probed is not None and probed._reader is not None:
+            first._take_over(probed)
+        else:
+            first._open(transport, describe_close, Phase.AWAITING_INITIALIZE)
         declared = _common_capabilities([c.capabilities() for c in ordered])
         try:
             result = await first._initialize(declared)
@@ -261,8 +359,8 @@ class ClientBase(Connection, Generic[InitT]):
         progress: ProgressCallback[Any] | None,
     ) -> Any:
         """Send one request; if the server ended the HTTP session, start a new one and retry."""
-        if self.modern is not None:  # 2026-07-28: per-request _meta, MRTR (modern_client.py)
-            return await self.modern.request(spec.method, params, timeout, progress)
+        if self.stateless is not None:  # no handshake: per-request _meta, input rounds
+            return await self.stateless.request(spec, params, timeout, progress)
         generation = self._generation
         try:
             return await self.peer.request(spec, params, timeout=timeout, progress=progress)
@@ -303,6 +401,13 @@ class ClientBase(Connection, Generic[InitT]):
 
     async def on_notification(self, method: str, params: Any) -> None:
         """Receive a server notification (log messages, list changes, resource updates); no-op."""
+
+    async def _on_notification(self, notification: Notification) -> None:
+        """A listen stream's notifications go to their listener, the others to the role."""
+        stateless = self.stateless
+        if stateless is not None and await stateless.route(notification):
+            return
+        await super()._on_notification(notification)
 
 
 async def connect_any(

@@ -202,7 +202,7 @@ async def fake_world(
 async def connect(url: str, oauth: OAuthClient) -> Client:
     """Connect a client with ``oauth`` (raises what authorization raised)."""
     client = Client(name="sec", version="1")
-    await connect_http(client, url, auth=oauth, legacy_fallback=False)
+    await connect_http(client, url, auth=oauth, sse_fallback=False)
     return client
 
 

@@ -23,8 +23,8 @@ from mcp.client.session import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPDeprecationWarning
 
-from generated._runtime.roles.modern_client import connect_auto
-from generated._runtime.transports.http.modern_client import connect_http_auto
+from generated._runtime.roles.connect import connect_auto
+from generated._runtime.transports.http.client import connect_http_auto
 from generated._runtime.transports.stdio import spawn_server
 from tests.support.era_support import EraClient, LegacyClient
 from tests.support.process_support import http_process

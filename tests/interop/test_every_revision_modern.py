@@ -25,8 +25,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from generated._runtime.core.errors import MCPError
-from generated._runtime.roles.modern_client import connect_auto
-from generated._runtime.transports.http.modern_client import connect_http_auto
+from generated._runtime.roles.connect import connect_auto
+from generated._runtime.transports.http.client import connect_http_auto
 from generated._runtime.transports.stdio import spawn_server
 from generated.v2025_11_25 import Client as LegacyClient
 from generated.v2026_07_28 import Client

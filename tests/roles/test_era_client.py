@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from generated._runtime.roles.modern_client import StreamChannel, connect_modern, listen
+from generated._runtime.roles.connect import attach_stateless, connect_stateless, listen
 from generated._runtime.roles.peer import MCPError
 from generated.v2026_07_28 import types as t
 from tests.support.era_support import EchoLegacy, EraClient, FixtureServer, LegacyClient, served
@@ -15,7 +15,7 @@ from tests.support.era_support import EchoLegacy, EraClient, FixtureServer, Lega
 
 async def connected(end: Any, **options: Any) -> EraClient:
     client = EraClient()
-    await connect_modern(client, StreamChannel(end, client.on_notification), **options)
+    await connect_stateless(client, end, **options)
     return client
 
 
@@ -99,7 +99,7 @@ async def test_missing_capability_is_minus_32021_with_the_capability() -> None:
     async with served(FixtureServer()) as end:
         client = EraClient()
         client.capabilities = lambda: {}  # type: ignore[method-assign]
-        await connect_modern(client, StreamChannel(end, client.on_notification))
+        await connect_stateless(client, end)
         with pytest.raises(MCPError) as info:
             await client.call_tool(name="test_missing_capability")
         assert (info.value.code, info.value.data) == (
@@ -121,7 +121,7 @@ async def test_listen_delivers_only_opted_in_types_with_the_subscription_id() ->
             got.append((method, params))
             (acked if method.endswith("acknowledged") else changed).set()
 
-        listen = asyncio.create_task(client.modern.listen({"toolsListChanged": True}, on_note))
+        listen = asyncio.create_task(client.stateless.listen({"toolsListChanged": True}, on_note))
         await asyncio.wait_for(acked.wait(), 5)
         await client.call_tool(name="test_trigger_prompt_change")
         await client.call_tool(name="test_trigger_tool_change")
@@ -198,7 +198,7 @@ async def test_progress_reaches_the_callback_and_logs_need_a_level() -> None:
     async with served(FixtureServer()) as end:
         client = await connected(end, log_level="info")
         await client.call_tool(name="test_logging_tool")
-        assert [p["data"] for m, p in client.notes if m == "notifications/message"] == [
+        assert [p.data for m, p in client.notes if m == "notifications/message"] == [
             "Tool execution started",
             "Tool processing data",
             "Tool execution completed",
@@ -219,9 +219,8 @@ async def test_one_connection_serves_a_legacy_client_after_initialize() -> None:
 async def test_unsupported_version_lists_every_version_served() -> None:
     async with served(FixtureServer(), EchoLegacy()) as end:
         client = EraClient()
-        channel = StreamChannel(end, client.on_notification)
-        await connect_modern(client, channel, discover=False)
-        client.modern.version = "2099-01-01"
+        stateless = attach_stateless(client, end)
+        stateless.version = "2099-01-01"
         with pytest.raises(MCPError) as info:
             await client.list_tools()
         assert info.value.code == -32022
@@ -238,7 +237,7 @@ async def test_log_level_and_capabilities_belong_to_each_request() -> None:
     async with served(FixtureServer()) as end:
         client = await connected(end)
         for level in (None, "info", None):
-            client.modern.log_level = level
+            client.stateless.log_level = level
             await client.call_tool(name="test_logging_tool")
         levels = [
             f["params"]["_meta"].get("io.modelcontextprotocol/logLevel")
@@ -248,11 +247,11 @@ async def test_log_level_and_capabilities_belong_to_each_request() -> None:
         assert levels == [None, "info", None]
         logged = [m for m, _ in client.notes if m == "notifications/message"]
         assert len(logged) == 3  # all from the middle request
-        bare = {**client.modern.meta(), "io.modelcontextprotocol/clientCapabilities": {}}
+        bare = {**client.stateless.meta(), "io.modelcontextprotocol/clientCapabilities": {}}
         params = {"name": "test_input_required_result_elicitation", "_meta": bare}
-        frame = {"jsonrpc": "2.0", "id": "bare", "method": "tools/call", "params": params}
-        refused = await client.modern.channel.call(frame, 5.0, None)
-        assert refused["error"]["code"] == -32021
+        with pytest.raises(MCPError) as refused:
+            await client.peer.request(client.METHODS["tools/call"], params, timeout=5.0)
+        assert refused.value.code == -32021
         result = await client.call_tool(name="test_input_required_result_elicitation")
         assert result.content == [t.TextContent(text="Hello, name-answer!")]
         await client.close()

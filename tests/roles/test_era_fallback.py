@@ -11,8 +11,8 @@ import pytest
 
 from generated._runtime.core.transport import RelatedId, Transport
 from generated._runtime.core.wire import Inbound, Outbound
-from generated._runtime.roles.modern_client import LegacyServer, connect_auto
-from generated._runtime.transports.http.modern_client import connect_http_auto
+from generated._runtime.roles.connect import HandshakeServer, connect_auto
+from generated._runtime.transports.http.client import connect_http_auto
 from generated._runtime.transports.memory import memory_pair
 from tests.support.era_support import EchoLegacy, EraClient, FixtureServer, LegacyClient, Recorder
 from tests.support.http_support import serve
@@ -77,7 +77,8 @@ async def test_legacy_answer_to_the_probe_falls_back_to_initialize() -> None:
         chosen = await connect_auto(EraClient(), [LegacyClient()], open_transport)
         assert isinstance(chosen, LegacyClient)
         probe_answer = ends[0].received[0]
-        assert probe_answer["id"] == "m1" and probe_answer["error"]["code"] in (-32601, -32600)
+        probe_id = ends[0].sent[0]["id"]
+        assert probe_answer["id"] == probe_id and probe_answer["error"]["code"] in (-32601, -32600)
         assert [f.get("method") for f in ends[0].sent] == [
             "server/discover",
             "initialize",
@@ -143,7 +144,7 @@ async def test_a_modern_server_slower_than_the_probe_bound_is_still_found() -> N
 
 async def test_no_legacy_client_means_the_probe_error_surfaces() -> None:
     async with opener(lambda end: EchoLegacy().serve(end)) as (open_transport, _):
-        with pytest.raises(LegacyServer):
+        with pytest.raises(HandshakeServer):
             await connect_auto(EraClient(), [], open_transport)
 
 

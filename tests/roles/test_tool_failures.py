@@ -18,7 +18,7 @@ import pytest
 
 import generated._runtime
 from generated import v2025_11_25, v2026_07_28
-from generated._runtime.roles.modern_client import StreamChannel, connect_modern
+from generated._runtime.roles.connect import connect_stateless
 from generated._runtime.roles.server import ServerBase
 from generated.runtime import App, Context, MCPError, ToolError
 from tests.support.era_support import EraClient, served
@@ -111,7 +111,7 @@ async def stateless_era(server: ServerBase) -> AsyncIterator[tuple[Call, Wire]]:
     """A 2026-07-28 client on ``server``: (call a tool, the frames the client read)."""
     async with served(server) as end:
         client = EraClient(timeout=STEP_S)
-        await connect_modern(client, StreamChannel(end, client.on_notification))
+        await connect_stateless(client, end)
 
         async def call(name: str) -> Any:
             return await client.call_tool(name=name, arguments={"item": "tea"})

@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 
 from generated import v2025_11_25, v2026_07_28
-from generated._runtime.roles.modern_client import StreamChannel, connect_modern
+from generated._runtime.roles.connect import connect_stateless
 from tests.support.era_support import EraClient, FixtureServer, served
 from tests.support.runtime_support import STEP_S, connected
 
@@ -62,7 +62,7 @@ async def test_a_2026_progress_callback_gets_the_typed_params() -> None:
     got: list[Any] = []
     async with served(FixtureServer()) as end:
         client = EraClient(timeout=STEP_S)
-        await connect_modern(client, StreamChannel(end, client.on_notification))
+        await connect_stateless(client, end)
         await client.call_tool(name="test_tool_with_progress", progress=got.append)
         await client.close()
     sent = [f["params"] for f in end.received if f.get("method") == "notifications/progress"]
@@ -80,7 +80,7 @@ async def test_an_async_2026_progress_callback_is_awaited() -> None:
 
     async with served(FixtureServer()) as end:
         client = EraClient(timeout=STEP_S)
-        await connect_modern(client, StreamChannel(end, client.on_notification))
+        await connect_stateless(client, end)
         await client.call_tool(name="test_tool_with_progress", progress=on_progress)
         await client.close()
     sent = [f["params"] for f in end.received if f.get("method") == "notifications/progress"]

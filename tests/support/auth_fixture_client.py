@@ -93,7 +93,7 @@ async def main(url: str) -> None:
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
     version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "2025-11-25")
     client = CLIENTS.get(version, v2025_11_25.Client)(name="mcpgen-auth-fixture", version="1.0")
-    await connect_http(client, url, auth=oauth_from_context(context), legacy_fallback=False)
+    await connect_http(client, url, auth=oauth_from_context(context), sse_fallback=False)
     try:
         tools = await client.list_tools()
         if tools.tools:

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from generated._runtime.core.errors import UnsupportedVersion
 from generated._runtime.roles.peer import MCPError
-from generated._runtime.transports.http.modern_client import connect_http_auto
+from generated._runtime.transports.http.client import connect_http_auto
 from generated.v2025_03_26 import Client as Client0326
 from generated.v2025_06_18 import Client as Client0618
 from generated.v2025_11_25 import Client as LegacyClient

@@ -12,7 +12,14 @@ from typing import Any, reveal_type
 
 import msgspec
 
-from generated.runtime import Transport, connect_auto, connect_http_auto, listen, spawn_server
+from generated.runtime import (
+    Transport,
+    connect_auto,
+    connect_http_auto,
+    connect_stateless,
+    listen,
+    spawn_server,
+)
 from generated.v2025_11_25 import Client, Server, ServerContext, Tools
 from generated.v2025_11_25 import methods as m
 from generated.v2025_11_25 import types as t
@@ -153,6 +160,21 @@ async def check_2026_07_28_client(client: Client26, transport: Transport) -> Non
         reveal_type(changes)  # assert typ.endswith("Subscription")
         async for method, _params in changes:
             reveal_type(method)  # assert typ == "str" or typ == "builtins.str"
+
+
+async def check_connect_results(transport: Transport) -> None:
+    """The client auto mode reached carries its era's typed connect result."""
+
+    async def open_transport() -> Transport:
+        return transport
+
+    chosen = await connect_auto(Client26(), [Client()], open_transport)
+    if isinstance(chosen, Client26):
+        reveal_type(chosen.initialize_result)  # assert "DiscoverResult" in typ and "None" in typ
+    else:
+        reveal_type(chosen.initialize_result)  # assert "InitializeResult" in typ
+    found = await connect_stateless(Client26(), transport, log_level="info")
+    reveal_type(found)  # assert typ.endswith("DiscoverResult")
 
 
 class MyServer26(Server26):

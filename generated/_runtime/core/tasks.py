@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeVar
 
-from .methods import MethodSpec
+from .methods import MethodSpec, VariantSpec
 
 P = TypeVar("P")
 R = TypeVar("R")
@@ -34,13 +34,13 @@ TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/list", "tas
 
 
 @dataclass(frozen=True, slots=True)
-class TaskSpec(MethodSpec[P, R]):
+class TaskSpec(VariantSpec[P, R]):
     """A task variant of a table row: the same wire method with its own result type and gate."""
 
 
 def variant(row: MethodSpec[P, R], given: MethodSpec[Any, Any] | str) -> MethodSpec[P, R]:
-    """The spec to send with: ``given`` when it is a task variant of ``row``, else ``row``."""
-    if isinstance(given, TaskSpec) and given.method == row.method and given.kind == row.kind:
+    """The spec to send with: ``given`` when it is a variant of ``row``, else ``row``."""
+    if isinstance(given, VariantSpec) and given.method == row.method and given.kind == row.kind:
         return given
     return row
 

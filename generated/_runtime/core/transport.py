@@ -10,12 +10,13 @@ version through ``negotiated`` instead of letting it sniff the initialize result
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Final, Protocol, runtime_checkable
 
 from .errors import ConnectionClosed, SessionExpired
 from .wire import Inbound, Outbound
 
 __all__ = [
+    "STREAM_CLOSED",
     "ClosesStreams",
     "ConnectionClosed",
     "Inbound",
@@ -24,6 +25,10 @@ __all__ = [
     "SessionExpired",
     "Transport",
 ]
+
+STREAM_CLOSED: Final = "streamClosed"
+"""The ``data`` key of the error a transport answers one request with when that request's
+stream ended before its response (its caller gets ``ConnectionClosed``, the rest go on)."""
 
 RelatedId = str | int | None
 """The id of the peer's request a written message belongs to (None: to none)."""

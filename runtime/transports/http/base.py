@@ -123,12 +123,17 @@ class HTTPTransportBase:
         return inbound.response_ids
 
     async def _consume(
-        self, response: aiohttp.ClientResponse, parser: SSEParser, pending: set[RequestId] | None
+        self,
+        response: aiohttp.ClientResponse,
+        parser: SSEParser,
+        pending: set[RequestId] | None,
+        problems: list[str] | None = None,
     ) -> int:
         """Queue each ``message`` event of an SSE body; return how many arrived.
 
         With ``pending``, answered ids are removed and reading stops once none is left.
-        A dropped connection just ends the body; the response is always closed.
+        A dropped connection just ends the body (an event too large is said in ``problems``);
+        the response is always closed.
         """
         count = 0
         parser.reconnected()  # nothing half-read on an earlier connection carries over
@@ -146,8 +151,9 @@ class HTTPTransportBase:
                     break
         except NETWORK_ERRORS:
             pass
-        except EventTooLarge:  # as if the connection dropped: what it sent is not kept
-            pass
+        except EventTooLarge as exc:  # as if the connection dropped: what it sent is not kept
+            if problems is not None:
+                problems.append(f"the response stream sent an event too large: {exc}")
         finally:
             response.close()
         return count

@@ -16,7 +16,7 @@ is forgotten, the requests of that POST get an error (code -32600, ``data.sessio
 and ``write`` raises ``SessionExpired`` (for the POST it made itself, or the next time for a
 request's POST) until an ``initialize`` starts a new session. If the first POST (the
 initialize) gets any other 4xx, the server may be a 2024-11-05 HTTP+SSE one: the transport
-switches to ``LegacySSETransport`` on the same URL when a GET there yields an ``endpoint``.
+switches to ``HttpSseTransport`` on the same URL when a GET there yields an ``endpoint``.
 
 This module needs aiohttp; only users of HTTP import it.
 """
@@ -25,13 +25,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
 from ...core.errors import INTERNAL_ERROR, INVALID_REQUEST, MissingDependency
 from ...core.events import RequestId
-from ...core.transport import ConnectionClosed, RelatedId, SessionExpired
+from ...core.transport import ConnectionClosed, RelatedId, SessionExpired, Transport
 from ...core.wire import Outbound, outbound
+from ...roles.client import ClientBase, InitT
+from ...roles.connect import HandshakeT, StatelessT, connect_auto
+from ...roles.stateless_client import DEFAULT_PROBE_TIMEOUT
 from .base import (
     DEFAULT_TIMEOUT_S,
     EVENT_STREAM,
@@ -41,16 +44,15 @@ from .base import (
     media_type,
     read_body,
 )
-from .legacy import LegacySSETransport
+from .http_sse import HttpSseTransport
 from .sse import SSEParser
+from .stateless_client import StatelessHTTPTransport
 
 try:
     import aiohttp
 except ImportError:
     raise MissingDependency("aiohttp", "http", "the MCP HTTP client") from None
 
-if TYPE_CHECKING:
-    from ...roles.client import ClientBase, InitT
 
 SESSION_HEADER: Final = "Mcp-Session-Id"
 VERSION_HEADER: Final = "MCP-Protocol-Version"
@@ -62,10 +64,12 @@ MAX_RECONNECTS: Final = 3
 """Reconnection attempts in a row that may bring nothing before a stream is given up."""
 
 __all__ = [
-    "LegacySSETransport",
+    "HttpSseTransport",
     "SessionExpired",
+    "StatelessHTTPTransport",
     "StreamableHTTPTransport",
     "connect_http",
+    "connect_http_auto",
 ]
 
 
@@ -82,7 +86,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         timeout: float = DEFAULT_TIMEOUT_S,
         retry_delay: float = RETRY_DELAY_S,
         max_reconnects: int = MAX_RECONNECTS,
-        legacy_fallback: bool = True,
+        sse_fallback: bool = True,
         auth: HttpAuth | None = None,
     ) -> None:
         super().__init__(
@@ -95,14 +99,14 @@ class StreamableHTTPTransport(HTTPTransportBase):
         )
         self.retry_delay = retry_delay
         self.max_reconnects = max_reconnects
-        self.legacy_fallback = legacy_fallback
+        self.sse_fallback = sse_fallback
         self.session_id: str | None = None
         """The server's ``Mcp-Session-Id``, sent on every request once known."""
         self.protocol_version: str | None = None
         """The version the server chose at initialize, sent as ``MCP-Protocol-Version``."""
         self.session_expired = False
         """Whether the server forgot our session (404); cleared by the next ``initialize``."""
-        self.legacy: LegacySSETransport | None = None
+        self.http_sse: HttpSseTransport | None = None
         """The HTTP+SSE transport everything goes through after a fallback."""
         self._first_post = True
         self._listener: asyncio.Task[None] | None = None
@@ -114,8 +118,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
         """POST one message; for a request the POST runs in the background."""
         self._check_open()
         message = outbound(message)
-        if self.legacy is not None:
-            await self.legacy.write(message, related)
+        if self.http_sse is not None:
+            await self.http_sse.write(message, related)
             return
         frame = message.data
         ids = list(message.ids) if message.kind == "request" else []
@@ -244,22 +248,22 @@ class StreamableHTTPTransport(HTTPTransportBase):
 
     async def _fall_back(self, message: Outbound) -> bool:
         """Try the 2024-11-05 HTTP+SSE transport at our URL; send ``message`` if it answers."""
-        if not self.legacy_fallback:
+        if not self.sse_fallback:
             return False
-        legacy = LegacySSETransport.taking_over(self)
+        http_sse = HttpSseTransport.taking_over(self)
         try:
-            await legacy.open()
+            await http_sse.open()
         except ConnectionClosed:
             return False  # not closed: that would end reading from the queue it shares
-        self.legacy = legacy
-        await legacy.write(message)
+        self.http_sse = http_sse
+        await http_sse.write(message)
         return True
 
     def negotiated(self, version: str) -> None:
         """Send the version the handshake chose as ``MCP-Protocol-Version`` from now on."""
         self.protocol_version = version
-        if self.legacy is not None:
-            self.legacy.negotiated(version)
+        if self.http_sse is not None:
+            self.http_sse.negotiated(version)
 
     # -- streams -------------------------------------------------------------------------
 
@@ -341,8 +345,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
             return
         self._closing = True
         self._fail("the transport was closed")
-        if self.legacy is not None:
-            await self.legacy.close()
+        if self.http_sse is not None:
+            await self.http_sse.close()
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
@@ -354,28 +358,29 @@ class StreamableHTTPTransport(HTTPTransportBase):
 
 
 async def connect_http(
-    client: ClientBase[InitT], url: str, *, legacy: bool = False, **options: Any
+    client: ClientBase[InitT], url: str, *, http_sse: bool = False, **options: Any
 ) -> InitT:
     """Connect ``client`` to the MCP server at ``url``; return the initialize result.
 
-    ``legacy=True`` speaks the 2024-11-05 HTTP+SSE transport directly; otherwise Streamable
+    ``http_sse=True`` speaks the 2024-11-05 HTTP+SSE transport directly; otherwise Streamable
     HTTP, falling back to HTTP+SSE when the server refuses the initialize POST with a 4xx.
     ``options`` go to the transport (``headers``, ``auth_token``, ``auth``, ``http_client``,
-    ``timeout``). A 2026-07-28 client probes ``server/discover`` (one POST per request, its
+    ``timeout``). A client without handshake probes ``server/discover`` (one POST per request, its
     headers; ``headers``, ``auth_token`` and ``auth`` apply) instead.
     """
-    if "initialize" not in client.METHODS:
-        from .modern_client import connect_http_modern
-
-        headers = dict(options.get("headers") or {})
-        if options.get("auth_token") is not None:
-            headers["Authorization"] = f"Bearer {options['auth_token']}"
-        auth = options.get("auth")
-        found = await connect_http_modern(client, url, headers=headers, auth=auth)
-        return client.adopt_discover(found)
-    transport: StreamableHTTPTransport | LegacySSETransport
-    if legacy:
-        transport = LegacySSETransport(url, **options)
+    if not client.FACTS.handshake:
+        stateless = StatelessHTTPTransport(url, **_base_options(options))
+        try:
+            return await client.connect_stateless(
+                stateless, describe_close=stateless.describe_close
+            )
+        except BaseException:
+            await client.close()
+            await stateless.close()
+            raise
+    transport: StreamableHTTPTransport | HttpSseTransport
+    if http_sse:
+        transport = HttpSseTransport(url, **options)
     else:
         transport = StreamableHTTPTransport(url, **options)
     try:
@@ -383,3 +388,36 @@ async def connect_http(
     except BaseException:
         await transport.close()
         raise
+
+
+async def connect_http_auto(
+    stateless: StatelessT,
+    handshake: Sequence[HandshakeT],
+    url: str,
+    *,
+    probe_timeout: float = DEFAULT_PROBE_TIMEOUT,
+    headers: Mapping[str, str] | None = None,
+    auth: HttpAuth | None = None,
+) -> StatelessT | HandshakeT:
+    """``connect_auto`` over HTTP: the probe as a POST without session, the handshake
+    clients on Streamable HTTP (``auth``, an ``OAuthClient``, authorizes both)."""
+
+    async def probe_transport() -> Transport:
+        return StatelessHTTPTransport(url, headers=headers, auth=auth)
+
+    async def handshake_transport() -> Transport:
+        return StreamableHTTPTransport(url, headers=headers, auth=auth)
+
+    return await connect_auto(
+        stateless,
+        handshake,
+        probe_transport,
+        probe_timeout=probe_timeout,
+        open_handshake=handshake_transport,
+    )
+
+
+def _base_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options every HTTP client transport takes (a POST per request takes no others)."""
+    shared = ("headers", "auth_token", "http_client", "timeout", "auth")
+    return {name: options[name] for name in shared if name in options}

@@ -23,7 +23,7 @@ from generated import v2024_11_05, v2025_03_26, v2025_06_18, v2025_11_25
 from generated._runtime.core.transport import ConnectionClosed
 from generated._runtime.roles.peer import MCPError
 from generated._runtime.transports.http.client import (
-    LegacySSETransport,
+    HttpSseTransport,
     StreamableHTTPTransport,
     connect_http,
 )
@@ -266,7 +266,7 @@ async def test_falls_back_to_legacy_sse(servers: SDKServers) -> None:
     init = await connect_http(client, url, headers={"X-Trace": "fallback"})
     assert init.protocol_version == "2024-11-05"
     transport = client.peer.transport
-    assert isinstance(transport, StreamableHTTPTransport) and transport.legacy is not None
+    assert isinstance(transport, StreamableHTTPTransport) and transport.http_sse is not None
     progress: list[Any] = []
     result = await client.call_tool(name="work", arguments={"steps": 2}, progress=progress.append)
     assert texts(result) == ["done 2"] and [p.progress for p in progress] == [1, 2]
@@ -280,13 +280,13 @@ async def test_falls_back_to_legacy_sse(servers: SDKServers) -> None:
 
 @bounded
 async def test_legacy_transport_directly(servers: SDKServers) -> None:
-    """``LegacySSETransport``: no POST to the SSE URL; the stream is opened by the first write."""
+    """``HttpSseTransport``: no POST to the SSE URL; the stream is opened by the first write."""
     url = servers.urls["legacy"]
     before = len(seen(url))
     client = recorder(v2024_11_05)
-    await connect_http(client, url, legacy=True)
+    await connect_http(client, url, http_sse=True)
     transport = client.peer.transport
-    assert isinstance(transport, LegacySSETransport)
+    assert isinstance(transport, HttpSseTransport)
     assert transport.endpoint is not None and "/messages/?session_id=" in transport.endpoint
     assert texts(await client.call_tool(name="echo", arguments={"text": "old"})) == ["echo: old"]
     await client.close()

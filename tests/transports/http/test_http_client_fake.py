@@ -24,7 +24,7 @@ from generated._runtime.core.transport import ConnectionClosed
 from generated._runtime.core.wire import Inbound
 from generated._runtime.roles.peer import MCPError, RequestTimeout
 from generated._runtime.transports.http.client import (
-    LegacySSETransport,
+    HttpSseTransport,
     SessionExpired,
     StreamableHTTPTransport,
     connect_http,
@@ -436,7 +436,7 @@ async def test_legacy_endpoint_on_another_origin_is_refused() -> None:
         body = Script(b"event: endpoint\ndata: http://evil.test/messages\n\n", asyncio.Event())
         return Reply(200, headers=SSE, stream=body)
 
-    transport = LegacySSETransport(await serve(handler, "/sse"))
+    transport = HttpSseTransport(await serve(handler, "/sse"))
     with pytest.raises(ConnectionClosed, match="origin"):
         await transport.write(b'{"jsonrpc":"2.0","id":1,"method":"ping"}')
     await transport.close()

@@ -1,4 +1,3 @@
-# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
 """The client side of the deprecated HTTP+SSE transport (protocol revision 2024-11-05).
 
 One long GET receives an SSE stream whose first event, ``endpoint``, names the URL to POST
@@ -31,7 +30,7 @@ except ImportError:
     raise MissingDependency("aiohttp", "http", "the MCP HTTP client") from None
 
 
-class LegacySSETransport(HTTPTransportBase):
+class HttpSseTransport(HTTPTransportBase):
     """A connection to a 2024-11-05 HTTP+SSE server: GET ``url`` for the stream, POST messages.
 
     The stream is opened by the first ``write`` (or ``open()``). The ``endpoint`` must have
@@ -42,14 +41,14 @@ class LegacySSETransport(HTTPTransportBase):
     """The URL messages are POSTed to, once the server named it."""
 
     @classmethod
-    def taking_over(cls, parent: HTTPTransportBase) -> LegacySSETransport:
-        """A legacy transport using ``parent``'s aiohttp session, headers and read queue."""
-        legacy = cls(
+    def taking_over(cls, parent: HTTPTransportBase) -> HttpSseTransport:
+        """An HTTP+SSE transport using ``parent``'s aiohttp session, headers and read queue."""
+        taken = cls(
             parent.url, headers=parent.headers, http_client=parent._client(), auth=parent.auth
         )
-        legacy.timeout = parent.timeout
-        legacy._inbox = parent._inbox
-        return legacy
+        taken.timeout = parent.timeout
+        taken._inbox = parent._inbox
+        return taken
 
     async def open(self) -> None:
         """GET the SSE stream and wait (``timeout`` seconds at most) for its ``endpoint``."""

@@ -1,0 +1,152 @@
+"""The client's HTTP transport without a handshake: one POST per request, no session (aiohttp).
+
+A ``Peer`` runs over it as over any transport. Each request is POSTed on its own, in the
+background, with ``MCP-Protocol-Version`` (the version its ``_meta`` names), ``Mcp-Method``,
+``Mcp-Name`` and the ``Mcp-Param-*`` headers of the tool's ``x-mcp-header`` annotations
+(learned from ``tools/list`` answers, where tools with invalid annotations are left out, as the
+spec requires). The answer is one JSON body or an SSE stream carrying the request's
+notifications (progress, a listen stream's changes) before its response. Cancelling a request
+(``notifications/cancelled``) closes its stream; the server reads that as the cancellation.
+An HTTP error without a JSON-RPC error body answers the request with -32603 naming the status
+(to a ``server/discover`` probe: the server speaks the initialize era).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Mapping
+from typing import Any, Final, cast
+
+import msgspec
+
+from ...core.errors import INTERNAL_ERROR, RemoteProtocolError
+from ...core.events import RequestId
+from ...core.frame_guard import decode_untyped
+from ...core.meta import META_VERSION
+from ...core.transport import STREAM_CLOSED, ConnectionClosed, RelatedId
+from ...core.wire import ENCODER, Outbound, as_object, outbound
+from .base import EVENT_STREAM, JSON, HTTPTransportBase, media_type, read_body
+from .headers import InvalidToolHeaders, ParamHeader, param_headers, request_headers
+from .sse import SSEParser
+
+log = logging.getLogger(__name__)
+
+_ACCEPT: Final = {"Accept": f"{JSON}, {EVENT_STREAM}", "Content-Type": JSON}
+
+
+class StatelessHTTPTransport(HTTPTransportBase):
+    """The client's end of an MCP endpoint served without a handshake: a POST per request."""
+
+    def __init__(self, url: str, **options: Any) -> None:
+        super().__init__(url, **options)
+        self.tool_headers: dict[str, tuple[ParamHeader, ...]] = {}
+        """Each tool's ``Mcp-Param-*`` headers, learned from ``tools/list``."""
+        self._exchanges: dict[RequestId, asyncio.Task[None]] = {}
+        self._listing: set[RequestId] = set()
+
+    async def write(self, message: Outbound | bytes, related: RelatedId = None) -> None:
+        """POST a request in the background; a cancellation closes that request's stream."""
+        self._check_open()
+        message = outbound(message)
+        if message.kind == "request" and message.ids:
+            rid = message.ids[0]
+            if message.method == "tools/list":
+                self._listing.add(rid)
+            task = self._spawn(self._exchange(message, rid))
+            self._exchanges[rid] = task
+            task.add_done_callback(lambda _: self._exchanges.pop(rid, None))
+        elif message.cancels is not None:
+            running = self._exchanges.pop(message.cancels, None)
+            if running is not None:
+                running.cancel()
+        # Nothing else is sent on its own in this era (no responses: the server asks nothing).
+
+    def negotiated(self, version: str) -> None:
+        """Nothing to adopt: every request names its version."""
+
+    async def _exchange(self, message: Outbound, rid: RequestId) -> None:
+        """POST one request and queue what answers it."""
+        params = _params(message.data)
+        meta = as_object(params.get("_meta")) if params is not None else None
+        version = meta.get(META_VERSION) if meta is not None else None
+        method = message.method or ""
+        tool: tuple[ParamHeader, ...] = ()
+        if method == "tools/call" and params is not None:
+            tool = self.tool_headers.get(str(params.get("name")), ())
+        headers = {
+            **_ACCEPT,
+            **self.headers,
+            **request_headers(str(version or ""), method, params, tool),
+        }
+        try:
+            response = await self._send("POST", self.url, headers, message.data, stream=True)
+        except ConnectionClosed as exc:  # the network failed this request: answer it
+            self._fail_requests([rid], INTERNAL_ERROR, f"HTTP request failed: {exc}")
+            return
+        pending = {rid}
+        if response.status < 300 and media_type(response) == EVENT_STREAM:
+            problems: list[str] = []
+            await self._consume(response, SSEParser(), pending, problems)
+            if pending:  # the request's stream is gone: its caller gets ConnectionClosed
+                reason = problems[0] if problems else "the stream ended without a response"
+                self._fail_requests(pending, INTERNAL_ERROR, reason, {STREAM_CLOSED: True})
+            return
+        body = await read_body(response)
+        if response.status >= 300:
+            self._error_answers([rid], response.status, response.reason or "", body)
+        elif body.strip():
+            pending.difference_update(self._deliver(body))
+        if pending and response.status < 300:
+            self._fail_requests(pending, INTERNAL_ERROR, f"HTTP {response.status}: no response")
+
+    def _deliver(self, data: bytes) -> list[RequestId]:
+        """Queue one body or event; a ``tools/list`` answer teaches the tools' headers first."""
+        if self._listing:
+            data = self._learn_tools(data)
+        return super()._deliver(data)
+
+    def _learn_tools(self, data: bytes) -> bytes:
+        """Remember each tool's ``x-mcp-header`` annotations; drop tools whose are invalid."""
+        try:
+            frame = as_object(decode_untyped(data))
+        except RemoteProtocolError:
+            return data
+        rid: object = frame.get("id") if frame is not None else None
+        if frame is None or not isinstance(rid, (str, int)) or rid not in self._listing:
+            return data
+        self._listing.discard(rid)
+        result = as_object(frame.get("result"))
+        tools: object = result.get("tools") if result is not None else None
+        if result is None or not isinstance(tools, list):
+            return data
+        kept: list[object] = []
+        for item in cast(list[object], tools):
+            tool = as_object(item) or {}
+            try:
+                found = param_headers(tool.get("inputSchema"))
+            except InvalidToolHeaders as exc:
+                log.warning("tool %r left out: %s", tool.get("name"), exc)
+                continue
+            kept.append(item)
+            if found:
+                self.tool_headers[str(tool.get("name"))] = found
+        result["tools"] = kept
+        return ENCODER.encode(frame)
+
+    async def close(self) -> None:
+        """End every request under way and close the HTTP client if this transport made it."""
+        for task in list(self._exchanges.values()):
+            task.cancel()
+        with contextlib.suppress(Exception):
+            await self._shutdown()
+
+
+def _params(data: bytes) -> Mapping[str, Any] | None:
+    """The params of one of our request frames, read for its headers."""
+    try:
+        frame = as_object(msgspec.json.decode(data))
+    except msgspec.DecodeError:
+        return None
+    return None if frame is None else as_object(frame.get("params"))
