@@ -134,6 +134,21 @@ class Proc:
     log: IO[bytes]
     argv: list[str] = field(default_factory=list)
 
+    def worker_id(self) -> str:
+        """The worker id a worker logged when it joined the shared Redis."""
+        deadline = time.monotonic() + START_S
+        while True:
+            self.log.seek(0)
+            found = re.search(rb"as worker ([0-9a-f]{32})", self.log.read())
+            if found is not None:
+                return found.group(1).decode()
+            assert time.monotonic() < deadline, f"{self.argv} logged no worker id"
+            time.sleep(0.05)
+
+    def signal(self, number: signal.Signals) -> None:
+        """Send a signal (SIGKILL, SIGSTOP, SIGCONT)."""
+        os.kill(self.process.pid, number)
+
     def stop(self) -> None:
         """Kill it (bounded) and close its log."""
         if self.process.poll() is None:
@@ -146,7 +161,7 @@ class Proc:
 
 def start(argv: list[str], host: str, port: int, env: dict[str, str] | None = None) -> Proc:
     """Start ``argv`` and wait until it listens on ``host:port``."""
-    log = tempfile.TemporaryFile()  # not a pipe: a chatty process must never block
+    log = tempfile.TemporaryFile()  # noqa: SIM115 (closed by Proc.stop; not a pipe: never blocks)
     process = subprocess.Popen(
         argv, cwd=ROOT, env=env or _env(), stdout=log, stderr=subprocess.STDOUT
     )
@@ -176,9 +191,13 @@ frontend mcp
     default_backend workers
 backend workers
     balance roundrobin
+    option httpchk GET /mcp
+    http-check expect rstatus ^[234]
+    timeout check 500ms
 {servers}
 """
-"""Round-robin per request; a connection refused by a dead worker is retried on the other."""
+"""Round-robin per request; a connection refused by a dead worker is retried on the other; a
+worker that gives no HTTP answer (any status) to two checks in a row gets no more requests."""
 
 
 @dataclass
@@ -252,7 +271,7 @@ def topology(shared: bool = True) -> Iterator[Topology]:
             workers.append(start(worker_argv(host, port, redis_url), host, port, env))
             procs.append(workers[-1])
         lines = [
-            f"    server w{i} {w.host}:{w.port} check inter 300 fall 1 rise 2"
+            f"    server w{i} {w.host}:{w.port} check inter 300 fall 2 rise 1"
             for i, w in enumerate(workers)
         ]
         port = free_port()
