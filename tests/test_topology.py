@@ -15,6 +15,8 @@ import redis.asyncio as aioredis
 from generated.runtime import RequestContext, connect_http
 from generated.v2025_11_25 import Client
 from generated.v2025_11_25 import types as t
+from generated.v2026_07_28 import Client as StatelessClientBase
+from generated.v2026_07_28 import types as t28
 from tests.http_support import parse_events
 from tests.topology_support import Topology, topology
 
@@ -231,3 +233,25 @@ async def test_a_stopped_owner_loses_its_sessions_for_good(
     fresh = await open_session(http, topo.url)  # the worker serves new sessions again
     response = await http.post(topo.url, json=echo(3, "z"), headers=fresh)
     assert response.status_code == 200 and "z" in response.text
+
+
+class StatelessClient(StatelessClientBase):
+    """A 2026-07-28 client answering the server's elicitation (an MRTR round)."""
+
+    async def on_elicit(self, params: Any, ctx: Any) -> t28.ElicitResult:
+        """Fill in the form."""
+        return t28.ElicitResult(action="accept", content={"name": "Ada", "guests": 2})
+
+
+async def test_an_mrtr_round_is_finished_on_the_other_worker(topo: Topology) -> None:
+    """2026-07-28 through round-robin: round 1 of a call and its retry with the answers reach
+    different workers; the state sealed by one (the shared key ring) is opened by the other."""
+    client = StatelessClient(timeout=STEP_S)
+    await connect_http(client, topo.url)
+    try:
+        for _ in range(10):
+            booked = await client.call_tool(name="book_table")
+            block = booked.content[0]
+            assert isinstance(block, t28.TextContent) and "Ada" in block.text, booked
+    finally:
+        await client.close()

@@ -32,6 +32,7 @@ import msgspec
 from ...backends.base import FORWARDED, Backend, MemoryBackend
 from ...core.errors import MissingDependency
 from ...core.frame_guard import DEFAULT_MAX_DEPTH, frame_problem, shape_problem
+from ...core.sealed import refuse_random_key
 from ...core.wire import Inbound, Malformed, as_id, asks_progress, parse
 from ...roles.modern import modern_engine
 from ...roles.server import ServerBase
@@ -253,7 +254,11 @@ class McpHttpApp:
                 return
 
     async def start(self) -> None:
-        """Start the backend: from now on requests forwarded by other workers are served."""
+        """Start the backend: from now on requests forwarded by other workers are served.
+
+        With a backend shared by other workers, the requestState key must be shared too."""
+        if self.options.backend.shared:
+            refuse_random_key([getattr(self.modern, "sealer", None)])
         await self.options.backend.start(self, self._end_all)
 
     async def stop(self) -> None:
