@@ -255,3 +255,43 @@ async def test_an_mrtr_round_is_finished_on_the_other_worker(topo: Topology) -> 
             assert isinstance(block, t28.TextContent) and "Ada" in block.text, booked
     finally:
         await client.close()
+
+
+async def test_a_stream_resumes_on_the_other_worker_when_its_worker_dies(
+    topo: Topology, http: httpx.AsyncClient
+) -> None:
+    """A call's SSE stream relayed by one worker, which is SIGKILLed after event 10 of 50:
+    ``Last-Event-ID`` on the other worker delivers events 11-50 and the answer, each once, in
+    order."""
+    session = await session_on(http, topo, 0)
+    params = {"name": "tick", "arguments": {"n": 50, "pause": 0.03}, "_meta": {"progressToken": 7}}
+    call = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": params}
+    seen: list[Any] = []
+    last_id = ""
+    try:
+        async with http.stream("POST", direct(topo, 1), json=call, headers=session) as response:
+            assert response.status_code == 200
+            buffer = b""
+            async for chunk in response.aiter_bytes():
+                buffer += chunk
+                while b"\n\n" in buffer:
+                    raw, buffer = buffer.split(b"\n\n", 1)
+                    for event in parse_events(raw + b"\n\n"):
+                        if event.data and len(seen) < 10:  # what the client took: 10 events
+                            seen.append(event.data)
+                            last_id = event.id or last_id
+                if len(seen) >= 10:
+                    break
+            topo.workers[1].signal(signal.SIGKILL)
+        assert [m["params"]["progress"] for m in seen] == list(range(1, 11))
+        get_headers = {**session, "accept": "text/event-stream", "last-event-id": last_id}
+        resumed = await http.get(direct(topo, 0), headers=get_headers, timeout=STEP_S)
+        assert resumed.status_code == 200, resumed.text
+        rest = [event.data for event in parse_events(resumed.content) if event.data]
+    finally:
+        topo.restart_worker(1)
+    progress = [m["params"]["progress"] for m in rest if m.get("method")]
+    answers = [m for m in rest if m.get("id") == 9]
+    assert progress == list(range(11, 51))
+    assert len(answers) == 1 and answers[0]["result"]["content"][0]["text"] == "ticked 50"
+    assert rest[-1] is answers[0]

@@ -248,8 +248,9 @@ def start_redis(binary: Path, port: int | None = None) -> Proc:
 
 
 def worker_argv(host: str, port: int, redis_url: str | None) -> list[str]:
-    """The demo server as one worker (sharing ``redis_url`` when given)."""
-    argv = [sys.executable, str(ROOT / "examples" / "demo_server.py"), "--http", f"{host}:{port}"]
+    """The demo server (plus a slow tool) as one worker (sharing ``redis_url`` when given)."""
+    script = ROOT / "tests" / "topology_worker.py"
+    argv = [sys.executable, str(script), "--http", f"{host}:{port}"]
     return argv + (["--redis", redis_url] if redis_url else [])
 
 
