@@ -3,12 +3,22 @@ app demands of a backend shared with other workers."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Collection
+from typing import Any
 
 import pytest
 
 from generated._runtime.backends.base import Handler, LeaseLost, LocalRouter, MemoryBackend
 from generated._runtime.core.sealed import STATE_KEY_ENV, STATE_KEYS_ENV
+from generated._runtime.roles.subscriptions import (
+    RESOURCE_UPDATED,
+    RESYNC,
+    TOOLS_CHANGED,
+    Change,
+    Filter,
+    Listeners,
+)
 from generated._runtime.transports.http.server import HttpOptions, McpHttpApp
 from generated.v2026_07_28 import Server
 
@@ -48,6 +58,7 @@ class SharedBackend:
     def __init__(self) -> None:
         self.directory = SharedDirectory()
         self.router = LocalRouter()
+        self.bus = None
         self.started = False
 
     async def start(self, serve: Handler, lease_lost: LeaseLost) -> None:
@@ -87,3 +98,26 @@ async def test_the_default_backend_needs_no_shared_key(monkeypatch: pytest.Monke
     app = McpHttpApp([Server()], HttpOptions(backend=MemoryBackend()))
     await app.start()
     await app.stop()
+
+
+async def test_a_resync_re_cues_everything_a_listener_asked_for() -> None:
+    """After a bus reconnect (changes may be lost) a listener gets one notification of every
+    kind it opted in to, and nothing it did not ask for."""
+    listeners = Listeners()
+    got: list[tuple[str, Any]] = []
+    cued = asyncio.Event()
+
+    async def send(method: str, params: dict[str, Any]) -> None:
+        got.append((method, params.get("uri")))
+        if len(got) == 3:
+            cued.set()
+
+    wanted = Filter.parse({"toolsListChanged": True, "resourceSubscriptions": ["a://1"]})
+    supported = ["toolsListChanged", "promptsListChanged", "resourceSubscriptions"]
+    task = asyncio.create_task(listeners.listen(1, wanted, supported, send))
+    while not got:
+        await asyncio.sleep(0)
+    await listeners.bus.publish(Change(RESYNC))
+    await asyncio.wait_for(cued.wait(), 5)
+    task.cancel()
+    assert got[1:] == [(TOOLS_CHANGED, None), (RESOURCE_UPDATED, "a://1")]

@@ -12,6 +12,7 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 
+from generated._runtime.roles.subscriptions import ACKNOWLEDGED, RESOURCE_UPDATED
 from generated.runtime import RequestContext, connect_http
 from generated.v2025_11_25 import Client
 from generated.v2025_11_25 import types as t
@@ -21,6 +22,7 @@ from tests.http_support import parse_events
 from tests.topology_support import Topology, topology
 
 V1125 = "2025-11-25"
+NOTE = "demo://notes/1"
 CALLS = 200
 STEP_S = 10.0
 """Bound on any one HTTP exchange."""
@@ -295,3 +297,47 @@ async def test_a_stream_resumes_on_the_other_worker_when_its_worker_dies(
     assert progress == list(range(11, 51))
     assert len(answers) == 1 and answers[0]["result"]["content"][0]["text"] == "ticked 50"
     assert rest[-1] is answers[0]
+
+
+async def listening(topo: Topology, index: int) -> tuple[Any, asyncio.Queue[str], Any]:
+    """A 2026-07-28 client of worker ``index`` listening for changes of note 1: the client,
+    the methods it receives, and the listen task."""
+    client = StatelessClient(timeout=STEP_S)
+    await connect_http(client, direct(topo, index), headers={"Host": "127.0.0.1"})
+    got: asyncio.Queue[str] = asyncio.Queue()
+
+    async def on_event(method: str, params: Any) -> None:
+        got.put_nowait(method)
+
+    task = asyncio.create_task(client.modern.listen({"resourceSubscriptions": [NOTE]}, on_event))
+    assert await asyncio.wait_for(got.get(), STEP_S) == ACKNOWLEDGED
+    return client, got, task
+
+
+async def test_a_change_on_one_worker_reaches_listeners_on_the_other(topo: Topology) -> None:
+    """Listen on worker 0, change on worker 1: delivered."""
+    client, got, task = await listening(topo, 0)
+    other = StatelessClient(timeout=STEP_S)
+    await connect_http(other, direct(topo, 1), headers={"Host": "127.0.0.1"})
+    try:
+        await other.call_tool(name="announce")
+        assert await asyncio.wait_for(got.get(), STEP_S) == RESOURCE_UPDATED
+    finally:
+        task.cancel()
+        await other.close()
+        await client.close()
+
+
+async def test_after_a_redis_restart_every_listener_is_cued(topo: Topology) -> None:
+    """Redis restarted (what was published meanwhile is lost): each listener, on each worker,
+    gets a resync cue (a resources/updated of its note) instead of stalling silently."""
+    first = await listening(topo, 0)
+    second = await listening(topo, 1)
+    try:
+        topo.restart_redis()
+        for _, got, _ in (first, second):
+            assert await asyncio.wait_for(got.get(), 3.0 + STEP_S) == RESOURCE_UPDATED
+    finally:
+        for client, _, task in (first, second):
+            task.cancel()
+            await client.close()

@@ -37,14 +37,8 @@ from .base import (
     Send,
     new_worker_id,
 )
-
-try:
-    import redis.asyncio as aioredis
-    from redis.exceptions import RedisError
-except ImportError as exc:  # pragma: no cover - the extra is missing
-    from ..core.errors import MissingDependency
-
-    raise MissingDependency("redis", "redis", "sharing state between workers") from exc
+from .redis_bus import RedisBus
+from .redis_client import RedisError, client_for, result
 
 logger = logging.getLogger(__name__)
 
@@ -84,11 +78,6 @@ _ENCODE: Final = msgspec.msgpack.Encoder().encode
 _DECODE: Final = msgspec.msgpack.Decoder(Envelope).decode
 
 
-async def _result(call: Any) -> Any:
-    """Await one redis-py call (its stubs type results as ``Awaitable | Any``)."""
-    return await call
-
-
 class RedisDirectory:
     """The session directory in Redis: a hash per session, a lease per worker."""
 
@@ -125,7 +114,7 @@ class RedisDirectory:
 
     async def owner(self, session: str) -> str | None:
         """The owning worker, if the session is known."""
-        found = await _result(self.client.hget(self.session_key(session), "owner"))
+        found = await result(self.client.hget(self.session_key(session), "owner"))
         return None if found is None else bytes(found).decode()
 
     async def touch(self, sessions: Collection[str]) -> None:
@@ -140,7 +129,7 @@ class RedisDirectory:
     async def release(self, session: str) -> None:
         """Forget the session (best effort: a Redis away leaves it to expire)."""
         with contextlib.suppress(RedisError, OSError):
-            await _result(self.client.delete(self.session_key(session)))
+            await result(self.client.delete(self.session_key(session)))
 
     async def alive(self, worker: str) -> bool:
         """Whether the worker's lease exists and someone listens on its inbox."""
@@ -159,7 +148,7 @@ class RedisDirectory:
         lapsed meanwhile."""
         sent = time.monotonic()
         key, ms = self.lease_key(self._worker), int(self.lease.seconds * 1000)
-        done = await _result(self.client.set(key, b"1", px=ms, xx=not take))
+        done = await result(self.client.set(key, b"1", px=ms, xx=not take))
         if done:
             self.lease.renewed(sent)
         return bool(done)
@@ -194,10 +183,8 @@ class RedisBackend:
         socket_timeout: float = 1.0,
     ) -> None:
         self.url = url
-        client_class: Any = aioredis.Redis  # its stubs leave ``from_url``'s kwargs untyped
-        self.client: Any = client_class.from_url(
-            url, socket_timeout=socket_timeout, socket_connect_timeout=socket_timeout
-        )
+        self.client = client_for(url, socket_timeout)
+        self._bus = RedisBus(url, prefix=prefix, socket_timeout=socket_timeout)
         self._directory = RedisDirectory(self.client, prefix, lease, session_ttl)
         self.renew_every = renew_every
         self._relays: dict[str, _Relay] = {}
@@ -219,6 +206,11 @@ class RedisBackend:
         return self._directory
 
     @property
+    def bus(self) -> RedisBus:
+        """The listen bus on the ``<prefix>:bus`` channel."""
+        return self._bus
+
+    @property
     def router(self) -> RedisBackend:
         """This backend routes requests itself."""
         return self
@@ -227,6 +219,7 @@ class RedisBackend:
         """Take the lease, listen on the inbox, keep renewing."""
         self._serve, self._lease_lost = serve, lease_lost
         await self._directory.renew(take=True)
+        await self._bus.start()
         self._pubsub = self.client.pubsub()
         await self._pubsub.subscribe(self._directory.inbox(self._directory.worker))
         self._spawn(self._listen())
@@ -238,8 +231,9 @@ class RedisBackend:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._bus.close()
         with contextlib.suppress(RedisError, OSError):
-            await _result(self.client.delete(self._directory.lease_key(self._directory.worker)))
+            await result(self.client.delete(self._directory.lease_key(self._directory.worker)))
         if self._pubsub is not None:
             with contextlib.suppress(RedisError, OSError):
                 await self._pubsub.aclose()
@@ -358,7 +352,7 @@ class RedisBackend:
         if gone.is_set():
             raise OSError("the forwarding worker went away")
         try:
-            receivers = await _result(self.client.publish(channel, _ENCODE(envelope)))
+            receivers = await result(self.client.publish(channel, _ENCODE(envelope)))
         except (RedisError, OSError):
             receivers = 0
         if not receivers:
@@ -425,7 +419,7 @@ class RedisBackend:
         """Tell the owner the client of a forwarded request went away."""
         with contextlib.suppress(RedisError, OSError):
             envelope = _ENCODE(Envelope("disconnect", rid))
-            await _result(self.client.publish(self._directory.inbox(owner), envelope))
+            await result(self.client.publish(self._directory.inbox(owner), envelope))
 
 
 async def _finish(started: bool, send: Send) -> bool:

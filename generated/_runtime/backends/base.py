@@ -19,6 +19,8 @@ import uuid
 from collections.abc import Awaitable, Callable, Collection, MutableMapping
 from typing import Any, Protocol
 
+from ..roles.subscriptions import Bus
+
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
@@ -93,6 +95,11 @@ class Backend(Protocol):
     @property
     def router(self) -> OwnerRouter:
         """Owner routing."""
+        ...
+
+    @property
+    def bus(self) -> Bus | None:
+        """The ``subscriptions/listen`` bus shared by the workers (None: this process's own)."""
         ...
 
     async def start(self, serve: Handler, lease_lost: LeaseLost) -> None:
@@ -181,6 +188,11 @@ class MemoryBackend:
     def router(self) -> LocalRouter:
         """The router that never forwards."""
         return self._router
+
+    @property
+    def bus(self) -> None:
+        """The listeners keep their in-process bus."""
+        return None
 
     async def start(self, serve: Handler, lease_lost: LeaseLost) -> None:
         """Nothing to connect."""

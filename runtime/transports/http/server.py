@@ -35,6 +35,7 @@ from ...core.sealed import refuse_random_key
 from ...core.wire import Inbound, Malformed, as_id, asks_progress, parse
 from ...roles.modern import modern_engine
 from ...roles.server import ServerBase
+from ...roles.subscriptions import share_bus
 from .eviction import EVICT_IDLE_S, EVICT_UNPROVEN_S, choose_eviction
 from .modern import serve_modern_post, wants_modern
 from .session import (
@@ -256,9 +257,12 @@ class McpHttpApp:
         """Start the backend: from now on requests forwarded by other workers are served.
 
         With a backend shared by other workers, the requestState key must be shared too."""
-        if self.options.backend.shared:
+        backend = self.options.backend
+        if backend.shared:
             refuse_random_key([getattr(self.modern, "sealer", None)])
-        await self.options.backend.start(self, self._end_all)
+        if backend.bus is not None:
+            share_bus(self.modern, backend.bus)
+        await backend.start(self, self._end_all)
 
     async def stop(self) -> None:
         """End every session, then stop the backend."""
