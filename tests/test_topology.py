@@ -341,3 +341,28 @@ async def test_after_a_redis_restart_every_listener_is_cued(topo: Topology) -> N
         for client, _, task in (first, second):
             task.cancel()
             await client.close()
+
+
+async def test_redis_stopped_fails_fast_with_503_and_recovers(
+    topo: Topology, http: httpx.AsyncClient
+) -> None:
+    """Redis frozen: a request that needs it is answered 503 within the socket timeout (1 s)
+    plus 0.5 s, not left hanging; once Redis is back, new sessions work within 2 s."""
+    session = await session_on(http, topo, 0)
+    topo.redis.signal(signal.SIGSTOP)
+    try:
+        response = await http.post(direct(topo, 1), json=echo(1, "x"), headers=session, timeout=1.5)
+        assert response.status_code == 503, response.text
+        assert response.headers.get("retry-after") == "1"
+    finally:
+        topo.redis.signal(signal.SIGCONT)
+    deadline = asyncio.get_running_loop().time() + 2.0
+    while True:
+        try:
+            fresh = await open_session(http, topo.url)
+            break
+        except AssertionError:
+            assert asyncio.get_running_loop().time() < deadline, "no new session within 2 s"
+            await asyncio.sleep(0.1)
+    response = await http.post(topo.url, json=echo(2, "back"), headers=fresh)
+    assert response.status_code == 200 and "back" in response.text

@@ -29,6 +29,7 @@ import msgspec
 
 from .base import (
     FORWARDED,
+    BackendUnavailable,
     Handler,
     Lease,
     LeaseLost,
@@ -38,7 +39,7 @@ from .base import (
     new_worker_id,
 )
 from .redis_bus import RedisBus
-from .redis_client import RedisError, client_for, result
+from .redis_client import RedisError, client_for, reachable, result
 
 logger = logging.getLogger(__name__)
 
@@ -110,11 +111,13 @@ class RedisDirectory:
         pipe = self.client.pipeline(transaction=False)
         pipe.hset(self.session_key(session), "owner", self._worker)
         pipe.pexpire(self.session_key(session), self.session_ttl_ms)
-        await pipe.execute()
+        with reachable("a new session"):
+            await pipe.execute()
 
     async def owner(self, session: str) -> str | None:
         """The owning worker, if the session is known."""
-        found = await result(self.client.hget(self.session_key(session), "owner"))
+        with reachable("the session directory"):
+            found = await result(self.client.hget(self.session_key(session), "owner"))
         return None if found is None else bytes(found).decode()
 
     async def touch(self, sessions: Collection[str]) -> None:
@@ -136,7 +139,8 @@ class RedisDirectory:
         pipe = self.client.pipeline(transaction=False)
         pipe.exists(self.lease_key(worker))
         pipe.pubsub_numsub(self.inbox(worker))
-        lease, listeners = await pipe.execute()
+        with reachable("a worker's lease"):
+            lease, listeners = await pipe.execute()
         return bool(lease) and bool(listeners) and int(listeners[0][1]) > 0
 
     def lease_held(self) -> bool:
@@ -148,7 +152,8 @@ class RedisDirectory:
         lapsed meanwhile."""
         sent = time.monotonic()
         key, ms = self.lease_key(self._worker), int(self.lease.seconds * 1000)
-        done = await result(self.client.set(key, b"1", px=ms, xx=not take))
+        with reachable("the worker lease"):
+            done = await result(self.client.set(key, b"1", px=ms, xx=not take))
         if done:
             self.lease.renewed(sent)
         return bool(done)
@@ -254,7 +259,7 @@ class RedisBackend:
                 elif not await self._directory.renew():
                     self._directory.lease.lost()  # expired in Redis: others saw it lapse
                     await self.hold_lease()
-            except (RedisError, OSError) as exc:
+            except BackendUnavailable as exc:
                 logger.warning("cannot renew the worker lease: %s", exc)
 
     async def hold_lease(self) -> None:
@@ -382,7 +387,8 @@ class RedisBackend:
             pipe = self.client.pipeline(transaction=False)
             pipe.exists(directory.lease_key(owner))
             pipe.publish(directory.inbox(owner), _ENCODE(request))
-            lease, receivers = await pipe.execute()
+            with reachable("forwarding to the session's worker"):
+                lease, receivers = await pipe.execute()
             if not lease or not receivers:
                 return False
             while True:

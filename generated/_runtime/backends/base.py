@@ -32,6 +32,10 @@ FORWARDED: str = "mcpgen.forwarded"
 """The ASGI scope key marking a request forwarded by another worker (never forwarded again)."""
 
 
+class BackendUnavailable(Exception):
+    """The shared backend cannot be reached (the HTTP app answers 503 at once)."""
+
+
 class SessionDirectory(Protocol):
     """Which worker owns each session, and whether a worker is alive."""
 

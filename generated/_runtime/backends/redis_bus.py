@@ -44,7 +44,7 @@ class RedisBus:
 
     def __init__(self, url: str, *, prefix: str = "mcpgen", socket_timeout: float = 1.0) -> None:
         self.channel = f"{prefix}:bus"
-        self.client = client_for(url, socket_timeout, retries=False)
+        self.client = client_for(url, socket_timeout)
         self._sinks: dict[int, Callable[[Change], None]] = {}
         self._next = 0
         self._pubsub: Any = None

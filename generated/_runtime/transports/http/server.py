@@ -29,7 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import msgspec
 
-from ...backends.base import FORWARDED, Backend, MemoryBackend
+from ...backends.base import FORWARDED, Backend, BackendUnavailable, MemoryBackend
 from ...core.errors import MissingDependency
 from ...core.frame_guard import DEFAULT_MAX_DEPTH, frame_problem, shape_problem
 from ...core.sealed import refuse_random_key
@@ -232,8 +232,11 @@ class McpHttpApp:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         try:
-            await self._guard(headers)
-            await self._route(scope, headers, receive, send)
+            try:
+                await self._guard(headers)
+                await self._route(scope, headers, receive, send)
+            except BackendUnavailable as exc:
+                raise _Reject(503, f"Service Unavailable: {exc}", [(b"retry-after", b"1")]) from exc
         except _Reject as exc:
             await _respond(
                 send, exc.status, _error_body(exc.message, exc.code, exc.id), exc.headers
