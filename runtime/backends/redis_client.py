@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any
 
 from .base import BackendUnavailable
@@ -39,7 +39,7 @@ async def result(call: Any) -> Any:
 
 
 @contextlib.contextmanager
-def reachable(what: str) -> Iterator[None]:
+def reachable(what: str) -> Generator[None]:
     """Turn a failure to reach Redis into ``BackendUnavailable`` (answered 503)."""
     try:
         yield
