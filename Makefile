@@ -48,7 +48,7 @@ check: install node-tools
 	$(VENV)/bin/mypy generated
 	$(NODE_BIN)/pyright
 
-bench: install
+bench: install topology-tools
 	$(PY) bench/bench_codegen.py
 	$(PY) bench/bench_decode.py
 	$(PY) bench/bench_tolerant.py
@@ -57,6 +57,7 @@ bench: install
 	$(PY) bench/bench_http_server.py
 	$(PY) bench/bench_http.py
 	$(PY) bench/bench_app.py
+	$(PY) bench/bench_topology.py
 
 demo: install generate
 	$(PY) examples/demo_client.py
