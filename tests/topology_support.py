@@ -191,13 +191,16 @@ frontend mcp
     default_backend workers
 backend workers
     balance roundrobin
+    http-reuse never
     option httpchk GET /mcp
     http-check expect rstatus ^[234]
     timeout check 500ms
 {servers}
 """
-"""Round-robin per request; a connection refused by a dead worker is retried on the other; a
-worker that gives no HTTP answer (any status) to two checks in a row gets no more requests."""
+"""Round-robin per request; a connection refused by a dead worker is retried on the other (no
+idle connections to workers are reused, so a dead worker refuses rather than drops a request
+it never saw); a worker that gives no HTTP answer (any status) to two checks in a row gets no
+more requests."""
 
 
 @dataclass
