@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from generated._runtime.backends.redis_tasks import RedisTaskStore
-from tests.topology_support import Proc, start_redis, tools
+from tests.topology_support import redis_server
 
 STEP_S = 10.0
 
@@ -17,11 +17,8 @@ STEP_S = 10.0
 @pytest.fixture(scope="module")
 def redis_url() -> Iterator[str]:
     """A redis-server of this module's own."""
-    server: Proc = start_redis(tools()[0])
-    try:
-        yield f"redis://127.0.0.1:{server.port}/0"
-    finally:
-        server.stop()
+    with redis_server() as url:
+        yield url
 
 
 @pytest.fixture

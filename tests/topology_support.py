@@ -250,6 +250,16 @@ def start_redis(binary: Path, port: int | None = None) -> Proc:
     return start(argv, "127.0.0.1", port)
 
 
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    """A redis-server of its own (for the tests of one module); yields its URL."""
+    server = start_redis(tools()[0])
+    try:
+        yield f"redis://127.0.0.1:{server.port}/0"
+    finally:
+        server.stop()
+
+
 def worker_argv(host: str, port: int, redis_url: str | None) -> list[str]:
     """The demo server (plus a slow tool) as one worker (sharing ``redis_url`` when given)."""
     script = ROOT / "tests" / "topology_worker.py"

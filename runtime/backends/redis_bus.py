@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import msgspec
 
-from ..roles.subscriptions import RESYNC, Change
+from ..roles.subscriptions import RESYNC, Change, LocalBus
 from .redis_client import RedisError, client_for
 
 logger = logging.getLogger(__name__)
@@ -44,8 +44,8 @@ class RedisBus:
     def __init__(self, url: str, *, prefix: str = "mcpgen", socket_timeout: float = 1.0) -> None:
         self.channel = f"{prefix}:bus"
         self.client = client_for(url, socket_timeout)
-        self._sinks: dict[int, Callable[[Change], None]] = {}
-        self._next = 0
+        self._local = LocalBus()
+        """This worker's sinks."""
         self._pubsub: Any = None
         self._reader: asyncio.Task[None] | None = None
 
@@ -56,10 +56,7 @@ class RedisBus:
 
     def attach(self, sink: Callable[[Change], None]) -> Callable[[], None]:
         """Attach a sink of this worker; the returned function detaches it."""
-        key = self._next
-        self._next += 1
-        self._sinks[key] = sink
-        return lambda: self._sinks.pop(key, None) and None
+        return self._local.attach(sink)
 
     async def start(self) -> None:
         """Subscribe, then keep reading (and re-subscribing) in the background."""
@@ -86,10 +83,6 @@ class RedisBus:
                 await self._pubsub.aclose()
             self._pubsub = None
 
-    def _deliver(self, change: Change) -> None:
-        for sink in list(self._sinks.values()):
-            sink(change)
-
     async def _read(self) -> None:
         """Hand every published change to the sinks; after a reconnect, a ``RESYNC``."""
         while True:
@@ -97,7 +90,7 @@ class RedisBus:
                 if self._pubsub is None:
                     self._pubsub = await self._subscribe()
                     logger.warning("the listen bus is back: listeners re-cue")
-                    self._deliver(Change(RESYNC))
+                    self._local.deliver(Change(RESYNC))
                 message = await self._pubsub.get_message(
                     ignore_subscribe_messages=True, timeout=1.0
                 )
@@ -112,4 +105,4 @@ class RedisBus:
                 wire = _DECODE(message["data"])
             except msgspec.DecodeError:
                 continue
-            self._deliver(Change(wire.method, wire.uri, wire.params))
+            self._local.deliver(Change(wire.method, wire.uri, wire.params))

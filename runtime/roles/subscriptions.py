@@ -91,6 +91,10 @@ class LocalBus:
 
     async def publish(self, change: Change) -> None:
         """Deliver ``change`` to every sink of this process."""
+        self.deliver(change)
+
+    def deliver(self, change: Change) -> None:
+        """Call every sink of this process with ``change`` now."""
         for sink in list(self._sinks.values()):
             sink(change)
 

@@ -13,12 +13,11 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-import uuid
 from typing import Any, Final
 
 from ..core.errors import INVALID_PARAMS, MCPError
 from ..core.tasks import TERMINAL
-from ..roles.taskstore import TaskRecord
+from ..roles.taskstore import TaskRecord, new_record
 from .redis_client import client_for, result
 
 DEFAULT_TTL_MS: Final = 3_600_000
@@ -59,21 +58,10 @@ class RedisTaskStore:
     async def create(self, owner: str, method: str, ttl: int | None) -> TaskRecord:
         """Create a ``working`` task; the TTL is the one asked for, capped at ``max_ttl``."""
         seq = int(await result(self.client.incr(f"{self.prefix}:tasks:seq")))
-        now = time.time()
-        granted = min(ttl if ttl is not None and ttl >= 0 else self.default_ttl, self.max_ttl)
-        record = TaskRecord(
-            task_id=str(uuid.uuid4()),
-            owner=owner,
-            method=method,
-            created=now,
-            updated=now,
-            ttl=granted,
-            poll_interval=self.poll_interval,
-            seq=seq,
-        )
+        record = new_record(owner, method, ttl, self, time.time(), seq)
         pipe = self.client.pipeline(transaction=True)
         pipe.zadd(self._owned(owner), {record.task_id: seq})
-        pipe.pexpire(self._owned(owner), granted + 60_000)
+        pipe.pexpire(self._owned(owner), (record.ttl or 0) + 60_000)
         await self._write(pipe, record)
         return record
 
