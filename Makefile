@@ -9,7 +9,7 @@ ifneq ($(wildcard ../shared/schema),)
 export MCPGEN_SCHEMA_DIR ?= $(abspath ../shared/schema)
 endif
 
-.PHONY: install node-tools generate test check bench demo clean
+.PHONY: install node-tools topology-tools generate test check bench demo clean
 
 install: $(VENV)/.installed
 
@@ -30,10 +30,16 @@ $(NODE_TOOLS): tests/node/package.json tests/node/package-lock.json
 	cd tests/node && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# redis-server and haproxy for the multi-worker tests (tests/test_topology.py), from Debian's
+# packages: apt-get as root, else unpacked into the ignored tests/.tools; versions checked
+# (Redis >= 7.0, HAProxy >= 2.6). The tests install them the same way when they are missing.
+topology-tools: install
+	$(PY) tests/support/topology_support.py
+
 generate: install
 	$(VENV)/bin/mcpgen --revision all -o generated
 
-test: install node-tools
+test: install node-tools topology-tools
 	$(PY) -m pytest
 
 check: install node-tools
@@ -42,7 +48,7 @@ check: install node-tools
 	$(VENV)/bin/mypy generated
 	$(NODE_BIN)/pyright
 
-bench: install
+bench: install topology-tools
 	$(PY) bench/bench_codegen.py
 	$(PY) bench/bench_decode.py
 	$(PY) bench/bench_tolerant.py
@@ -51,6 +57,7 @@ bench: install
 	$(PY) bench/bench_http_server.py
 	$(PY) bench/bench_http.py
 	$(PY) bench/bench_app.py
+	$(PY) bench/bench_topology.py
 
 demo: install generate
 	$(PY) examples/demo_client.py

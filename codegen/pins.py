@@ -4,7 +4,8 @@ These pins are the tested set: ``constraints.txt`` holds the same lines (``make 
 installs with it), and the ``runtime``, ``http`` and ``auth`` extras of mcpgen's own
 ``pyproject.toml`` are compatible ranges that admit them (a test checks both). A generated
 package needs none of the generator: ``pip install -r pkg/requirements.txt``
-(``requirements-http.txt`` for HTTP, ``requirements-auth.txt`` for authorization) installs
+(``requirements-http.txt`` for HTTP, ``requirements-auth.txt`` for authorization,
+``requirements-redis.txt`` for workers sharing Redis) installs
 exactly what it imports.
 """
 
@@ -27,7 +28,10 @@ AUTH: Final = ("PyJWT==2.15.1", "cryptography==50.0.2")
 """Authorization (``pkg.runtime.auth``, loaded only when used; with ``HTTP``): JOSE/JWT on
 PyJWT, keys on cryptography."""
 
-EXTRAS: Final = {"runtime": RUNTIME, "http": HTTP, "auth": AUTH}
+REDIS: Final = ("redis==8.1.0", "hiredis==3.5.0")
+"""Several workers sharing state (``runtime.backends.redis``, with ``HTTP``): asyncio Redis."""
+
+EXTRAS: Final = {"runtime": RUNTIME, "http": HTTP, "auth": AUTH, "redis": REDIS}
 """The extras of mcpgen whose ranges admit these pins, by name."""
 
 
@@ -44,4 +48,8 @@ def requirement_files(generator_version: str) -> dict[str, str]:
         + "# OAuth 2.1 client and resource server: HTTP plus the JOSE/JWT libraries.\n"
         + "-r requirements-http.txt\n"
         + "".join(f"{req}\n" for req in AUTH),
+        "requirements-redis.txt": head
+        + "# Several HTTP workers sharing sessions, events and tasks through Redis.\n"
+        + "-r requirements-http.txt\n"
+        + "".join(f"{req}\n" for req in REDIS),
     }

@@ -397,11 +397,20 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--json", action="store_true", help="HTTP: answer with JSON, not SSE")
     parser.add_argument("--stateless", action="store_true", help="HTTP: no sessions")
+    parser.add_argument(
+        "--redis",
+        metavar="URL",
+        help="HTTP: run as one of several workers sharing this Redis (and MCPGEN_STATE_KEY)",
+    )
     args = parser.parse_args(argv)
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: stop quietly
         if args.http:
             host, _, port = args.http.rpartition(":")
             options = HttpOptions(json_response=args.json, stateless=args.stateless)
+            if args.redis:
+                from generated._runtime.backends.redis import RedisBackend  # the redis extra
+
+                options.backend = RedisBackend(args.redis)
             run_http(every_revision(DemoServer()), host or "127.0.0.1", int(port), options)
         else:
             server, *adapters = every_revision(DemoServer())

@@ -4,9 +4,12 @@ A server hands the client an opaque ``requestState`` and must treat what comes b
 attacker-controlled (``basic/patterns/mrtr.mdx``). ``StateSealer.seal`` signs a JSON payload
 with a key, an expiry and a binding (the method and a digest of the request it belongs to);
 ``StateSealer.open`` verifies all three and raises ``InvalidRequestState`` otherwise, which the
-server answers -32602. Several workers given the same key (``MCPGEN_STATE_KEY`` or the
-``key`` argument) accept each other's state; ``previous_keys`` keeps state sealed before a key
-rotation valid until it expires.
+server answers -32602. Several workers given the same key ring accept each other's state: the
+``key`` argument (with ``previous_keys``), else ``MCPGEN_STATE_KEYS`` (comma-separated: the
+first seals, every one opens, so a rotation puts the new key first and keeps the old one until
+its state expired), else ``MCPGEN_STATE_KEY`` (a ring of one). With none of them a sealer
+makes a random key of its own (``random_key``): then no other process opens its state, and an
+HTTP app sharing a backend with other workers refuses to start (``refuse_random_key``).
 
 Token layout: ``v1.<key id>.<payload>.<mac>``, parts base64url without padding; the MAC covers
 ``v1.<key id>.<payload>``. The key id (8 bytes of SHA-256 of the key) lets the error say
@@ -29,6 +32,8 @@ import msgspec
 
 STATE_KEY_ENV: Final = "MCPGEN_STATE_KEY"
 """Environment variable holding the sealing key shared by the workers of one deployment."""
+STATE_KEYS_ENV: Final = "MCPGEN_STATE_KEYS"
+"""Environment variable holding a key ring, comma-separated: the first seals, all open."""
 DEFAULT_TTL: Final = 600.0
 """Seconds a sealed state stays valid (the spec asks for a short expiry)."""
 MAX_STATE_SIZE: Final = 256 * 1024
@@ -94,8 +99,13 @@ class StateSealer:
         previous_keys: Iterable[str | bytes] = (),
         clock: Callable[[], float] = time.time,
     ) -> None:
+        self.random_key = False
+        """Whether the key was made up here (no other process can open this state)."""
         if key is None:
-            key = os.environ.get(STATE_KEY_ENV) or secrets.token_bytes(32)
+            ring = configured_keys()
+            previous_keys = [*ring[1:], *previous_keys]
+            key = ring[0] if ring else secrets.token_bytes(32)
+            self.random_key = not ring
         self._key = _as_key(key)
         self._kid = _key_id(self._key)
         self._keys = {self._kid: self._key}
@@ -139,3 +149,20 @@ class StateSealer:
         if not hmac.compare_digest(payload.bind, bind):
             raise InvalidRequestState("issued for another request")
         return payload.data
+
+
+def configured_keys() -> list[str]:
+    """The key ring of the environment: ``MCPGEN_STATE_KEYS``, else ``MCPGEN_STATE_KEY``."""
+    ring = [k.strip() for k in os.environ.get(STATE_KEYS_ENV, "").split(",") if k.strip()]
+    single = os.environ.get(STATE_KEY_ENV)
+    return ring or ([single] if single else [])
+
+
+def refuse_random_key(sealers: Iterable[object]) -> None:
+    """Raise if one of ``sealers`` seals with a key of its own: the workers sharing a backend
+    would refuse each other's state (-32602 on every MRTR round finished elsewhere)."""
+    if any(isinstance(s, StateSealer) and s.random_key for s in sealers):
+        raise RuntimeError(
+            "a shared backend needs a shared requestState key: set MCPGEN_STATE_KEYS (or "
+            "MCPGEN_STATE_KEY) to the same value on every worker"
+        )

@@ -97,6 +97,31 @@ class TaskStore(Protocol):
         ...
 
 
+class TaskLimits(Protocol):
+    """A store's TTL rules and poll interval (what ``new_record`` grants)."""
+
+    default_ttl: int
+    max_ttl: int
+    poll_interval: int | None
+
+
+def new_record(
+    owner: str, method: str, ttl: int | None, limits: TaskLimits, now: float, seq: int
+) -> TaskRecord:
+    """A new ``working`` task: the TTL asked for (else the default), capped at the maximum."""
+    asked = ttl if ttl is not None and ttl >= 0 else limits.default_ttl
+    return TaskRecord(
+        task_id=str(uuid.uuid4()),
+        owner=owner,
+        method=method,
+        created=now,
+        updated=now,
+        ttl=min(asked, limits.max_ttl),
+        poll_interval=limits.poll_interval,
+        seq=seq,
+    )
+
+
 class InMemoryTaskStore:
     """Tasks in a dict, bounded: at most ``max_tasks`` (``max_running_per_owner`` running per
     requestor), TTLs capped at ``max_ttl`` ms.
@@ -150,19 +175,8 @@ class InMemoryTaskStore:
         if running >= self.max_running_per_owner:
             limit = self.max_running_per_owner
             raise MCPError(INTERNAL_ERROR, f"Too many tasks: {limit} of this requestor are running")
-        now = self.clock()
         self._seq += 1
-        granted = min(ttl if ttl is not None and ttl >= 0 else self.default_ttl, self.max_ttl)
-        record = TaskRecord(
-            task_id=str(uuid.uuid4()),
-            owner=owner,
-            method=method,
-            created=now,
-            updated=now,
-            ttl=granted,
-            poll_interval=self.poll_interval,
-            seq=self._seq,
-        )
+        record = new_record(owner, method, ttl, self, self.clock(), self._seq)
         self._tasks[record.task_id] = record
         return record
 

@@ -159,14 +159,21 @@ def test_generated_package_carries_py_typed_and_exact_requirements() -> None:
     auth = (GENERATED / "requirements-auth.txt").read_text(encoding="utf-8").splitlines()
     assert "-r requirements-http.txt" in auth
     assert set(pins.AUTH) <= set(auth)
-    assert set(files) == {"requirements.txt", "requirements-http.txt", "requirements-auth.txt"}
-    import_names = {"PyJWT": "jwt"}
-    named = {
-        import_names.get(name, name)
-        for name in (req.split("==")[0] for req in (*pins.RUNTIME, *pins.HTTP, *pins.AUTH))
+    shared = (GENERATED / "requirements-redis.txt").read_text(encoding="utf-8").splitlines()
+    assert "-r requirements-http.txt" in shared
+    assert set(pins.REDIS) <= set(shared)
+    assert set(files) == {
+        "requirements.txt",
+        "requirements-http.txt",
+        "requirements-auth.txt",
+        "requirements-redis.txt",
     }
-    # uvicorn loads httptools and uvloop itself; everything else must be imported by the package.
-    assert _third_party_imports(GENERATED) == named - {"httptools", "uvloop"}
+    import_names = {"PyJWT": "jwt"}
+    every = (*pins.RUNTIME, *pins.HTTP, *pins.AUTH, *pins.REDIS)
+    named = {import_names.get(name, name) for name in (req.split("==")[0] for req in every)}
+    # uvicorn loads httptools and uvloop itself, redis its parser hiredis; everything else must
+    # be imported by the package.
+    assert _third_party_imports(GENERATED) == named - {"httptools", "uvloop", "hiredis"}
 
 
 def _run_without(module: str, code: str) -> subprocess.CompletedProcess[str]:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from generated._runtime.core.sealed import STATE_KEY_ENV, InvalidRequestState, StateSealer, binding
+from generated._runtime.core.sealed import (
+    STATE_KEY_ENV,
+    STATE_KEYS_ENV,
+    InvalidRequestState,
+    StateSealer,
+    binding,
+)
 
 KEY = "k" * 32
 
@@ -108,3 +114,30 @@ def test_malformed_state_is_refused(token: str) -> None:
 def test_short_key_is_a_local_error() -> None:
     with pytest.raises(ValueError):
         StateSealer("short")
+
+
+def test_the_key_ring_seals_with_its_first_key_and_opens_with_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``MCPGEN_STATE_KEYS``: a rotated ring (new key first) still opens state sealed under the
+    old one, and what it seals now opens only where the new key is known."""
+    old, new = "old-key-" * 4, "new-key-" * 4
+    monkeypatch.delenv(STATE_KEY_ENV, raising=False)
+    monkeypatch.setenv(STATE_KEYS_ENV, old)
+    before = StateSealer().seal("x")
+    monkeypatch.setenv(STATE_KEYS_ENV, f"{new}, {old}")
+    rotated = StateSealer()
+    assert rotated.open(before) == "x"
+    assert not rotated.random_key
+    assert StateSealer(new).open(rotated.seal("y")) == "y"
+    with pytest.raises(InvalidRequestState, match="another key"):
+        StateSealer(old).open(rotated.seal("z"))
+
+
+def test_a_single_key_is_a_ring_of_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``MCPGEN_STATE_KEY`` alone still names the key; with neither variable the key is random."""
+    monkeypatch.delenv(STATE_KEYS_ENV, raising=False)
+    monkeypatch.setenv(STATE_KEY_ENV, KEY)
+    assert StateSealer(KEY).open(StateSealer().seal("x")) == "x"
+    monkeypatch.delenv(STATE_KEY_ENV)
+    assert StateSealer().random_key

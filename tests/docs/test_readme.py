@@ -24,6 +24,9 @@ The convention (follow it when you add a README section):
   - ``cli``: ``mcpgen`` commands that need something the test does not have (a live URL, a
     token): each command's subcommand and every flag it uses must exist (``--help``).
   - ``make``: ``make TARGET`` lines: each target exists (``make -n TARGET`` succeeds).
+  - ``example``: ``python examples/NAME.py ...`` lines (a trailing ``&`` allowed): the script
+    exists and takes every flag used (``--help``); ``export NAME=...`` lines name a variable
+    the runtime reads.
   - ``pip``: ``pip install`` lines: ``.`` or ``".[EXTRA,...]"`` is this checkout and its extras
     (pyproject.toml; mcpgen is on no index, so a bare project name fails), optionally after
     ``-c FILE`` (a constraints file of the checkout); ``-r pkg/FILE`` names a file every
@@ -273,6 +276,29 @@ def pip_block(block: Block, tmp_path: Path) -> None:
             assert extra in project["optional-dependencies"], (extra, words)
 
 
+def example_block(block: Block, tmp_path: Path) -> None:
+    """``example``: each example script and its flags exist; exported variables are read."""
+    runtime = "".join(p.read_text() for p in (ROOT / "runtime").rglob("*.py"))
+    for words in _commands(block):
+        if words[0] == "export":
+            name = words[1].split("=")[0]
+            assert f'"{name}"' in runtime, f"the runtime reads no {name}"
+            continue
+        assert words[0] == "python" and words[1].startswith("examples/"), words
+        proc = subprocess.run(
+            [sys.executable, words[1], "--help"],
+            cwd=ROOT,
+            env=_env(),
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+        _check_output(proc, f"{words[1]} --help")
+        for flag in (w.split("=")[0] for w in words if w.startswith("-")):
+            assert re.search(rf"(^|[\s,]){re.escape(flag)}\b", proc.stdout), (flag, words)
+
+
 KINDS: dict[str, Callable[[Block, Path], None]] = {
     "run": run_block,
     "file": file_block,
@@ -281,6 +307,7 @@ KINDS: dict[str, Callable[[Block, Path], None]] = {
     "cli": cli_block,
     "make": make_block,
     "pip": pip_block,
+    "example": example_block,
 }
 """How a block of each kind is covered (the convention at the top of this file)."""
 

@@ -11,9 +11,13 @@ ends it with a result (``basic/patterns/subscriptions.mdx``).
 
 Changes travel on a ``Bus``: ``publish`` hands a ``Change`` to every attached sink. The default
 ``LocalBus`` reaches the listeners of this process; a deployment with several workers plugs in a
-bus on a broker (a sink per worker, same interface). ``Listeners`` is what a server holds: the
-publish API (``notify_tools_changed()``, ``notify_resource_updated(uri)`` ...) and ``listen``,
-which runs one subscription over a ``send`` callable the transport provides.
+bus on a broker (``RedisBus``: one channel, every worker a subscriber), started and closed with
+the app. Changes published while the broker was away are lost, so after reconnecting such a bus
+hands every sink a ``RESYNC`` change: each listener then re-cues one notification of every kind
+it opted in to (the client re-reads what may have changed), and never stalls silently.
+``Listeners`` is what a server holds: the publish API (``notify_tools_changed()``,
+``notify_resource_updated(uri)`` ...) and ``listen``, which runs one subscription over a
+``send`` callable the transport provides.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ TOOLS_CHANGED: Final = "notifications/tools/list_changed"
 PROMPTS_CHANGED: Final = "notifications/prompts/list_changed"
 RESOURCES_CHANGED: Final = "notifications/resources/list_changed"
 RESOURCE_UPDATED: Final = "notifications/resources/updated"
+RESYNC: Final = "mcpgen/resync"
+"""Not a notification: the bus lost changes (a broker reconnect); listeners re-cue everything."""
 TASK_STATUS: Final = "notifications/tasks"
 """A task's new state (the tasks extension), to listeners that named the task in ``taskIds``."""
 LIST_FILTERS: Final = {
@@ -68,6 +74,14 @@ class Bus(Protocol):
         """Call ``sink`` (without blocking) for every change; return the function that detaches."""
         ...
 
+    async def start(self) -> None:
+        """Connect (before the first publish)."""
+        ...
+
+    async def close(self) -> None:
+        """Disconnect."""
+        ...
+
 
 class LocalBus:
     """The in-process bus: ``publish`` calls every attached sink at once."""
@@ -78,6 +92,10 @@ class LocalBus:
 
     async def publish(self, change: Change) -> None:
         """Deliver ``change`` to every sink of this process."""
+        self.deliver(change)
+
+    def deliver(self, change: Change) -> None:
+        """Call every sink of this process with ``change`` now."""
         for sink in list(self._sinks.values()):
             sink(change)
 
@@ -87,6 +105,12 @@ class LocalBus:
         self._next += 1
         self._sinks[key] = sink
         return lambda: self._sinks.pop(key, None) and None
+
+    async def start(self) -> None:
+        """Nothing to connect."""
+
+    async def close(self) -> None:
+        """Nothing to disconnect."""
 
 
 class FilterError(ValueError):
@@ -138,6 +162,11 @@ class Filter:
         uris = self.uri_order if "resourceSubscriptions" in allowed else ()
         tasks = self.task_order if "taskIds" in allowed else ()
         return Filter(self.lists & allowed, frozenset(uris), uris, tasks)
+
+    def cues(self) -> list[Change]:
+        """One change of every kind this filter opted in to (re-cued after a ``RESYNC``)."""
+        lists = [Change(LIST_FILTERS[field]) for field in LIST_FILTERS if field in self.lists]
+        return lists + [Change(RESOURCE_UPDATED, uri) for uri in self.uri_order]
 
     def accepts(self, change: Change) -> bool:
         """Whether a listener with this filter gets ``change``."""
@@ -243,10 +272,11 @@ class Listeners:
         wake = asyncio.Event()
 
         def sink(change: Change) -> None:
-            if agreed.accepts(change):
-                pending.pop((change.method, change.uri), None)  # the newest goes last
-                pending[change.method, change.uri] = change
-                wake.set()
+            for cue in agreed.cues() if change.method == RESYNC else [change]:
+                if agreed.accepts(cue):
+                    pending.pop((cue.method, cue.uri), None)  # the newest goes last
+                    pending[cue.method, cue.uri] = cue
+                    wake.set()
 
         detach = self.bus.attach(sink)
         self.active += 1
@@ -274,3 +304,11 @@ class Listeners:
             self.active -= 1
             detach()
         return {"resultType": "complete", "_meta": {SUBSCRIPTION_ID: subscription_id}}
+
+
+def share_bus(engine: object, bus: Bus) -> None:
+    """Make the listeners of a stateless-era ``engine`` (anything with ``listeners``) publish
+    and listen on ``bus`` (one shared by several workers)."""
+    listeners = getattr(engine, "listeners", None)
+    if isinstance(listeners, Listeners):
+        listeners.bus = bus

@@ -30,6 +30,7 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Final, Protocol, TypeAlias
 
+from ...backends.base import MemoryDirectory, SessionDirectory
 from ...core.events import Cancelled, RequestId
 from ...core.frame_guard import DEFAULT_MAX_DEPTH
 from ...core.transport import ConnectionClosed, RelatedId
@@ -319,8 +320,11 @@ class HttpSession:
         max_stream_bytes: int = DEFAULT_STREAM_BYTES,
         stall_timeout: float = DEFAULT_STALL_TIMEOUT_S,
         max_depth: int = DEFAULT_MAX_DEPTH,
+        directory: SessionDirectory | None = None,
     ) -> None:
         self.id = secrets.token_urlsafe(24)
+        self.directory: SessionDirectory = directory or MemoryDirectory()
+        """Where the session is owned: released from it when the session ends."""
         self.max_stream_bytes = max_stream_bytes
         """Bytes each SSE stream of the session may queue unsent (see ``Stream``)."""
         self.stall_timeout = stall_timeout
@@ -479,3 +483,4 @@ class HttpSession:
                 self._finish(stream)
         await self.connection.peer.close()  # handlers still running are cancelled
         await self.store.forget(self.id)
+        await self.directory.release(self.id)

@@ -29,11 +29,14 @@ from urllib.parse import parse_qs, urlsplit
 
 import msgspec
 
+from ...backends.base import FORWARDED, Backend, BackendUnavailable, MemoryBackend
 from ...core.errors import MissingDependency
 from ...core.frame_guard import DEFAULT_MAX_DEPTH, frame_problem, shape_problem
+from ...core.sealed import refuse_random_key
 from ...core.wire import Inbound, Malformed, as_id, asks_progress, parse
 from ...roles.modern import modern_engine
 from ...roles.server import ServerBase
+from ...roles.subscriptions import share_bus
 from .eviction import EVICT_IDLE_S, EVICT_UNPROVEN_S, choose_eviction
 from .modern import serve_modern_post, wants_modern
 from .session import (
@@ -109,6 +112,9 @@ class HttpOptions:
     choose) and, unless the handler names one, when a handler closes its SSE stream."""
     stream_stall_timeout: float = DEFAULT_STALL_TIMEOUT_S
     """Seconds a producer waits for a client that reads nothing before its stream is cut (30)."""
+    backend: Backend = field(default_factory=MemoryBackend)
+    """Where sessions are owned and looked up: this process (the default) or shared by several
+    workers (``RedisBackend``), which forward a request to the worker owning its session."""
 
 
 class _Reject(Exception):
@@ -197,6 +203,7 @@ class McpHttpApp:
                 if session.idle_for() > timeout:
                     self.sessions.pop(session.id, None)
                     await session.end()
+            await self.options.backend.directory.touch(list(self.sessions))
 
     async def _make_room(self) -> None:
         """Before a new session: at ``max_sessions``, end one that may make room or refuse (503).
@@ -225,8 +232,11 @@ class McpHttpApp:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         try:
-            await self._guard(headers)
-            await self._route(scope, headers, receive, send)
+            try:
+                await self._guard(headers)
+                await self._route(scope, headers, receive, send)
+            except BackendUnavailable as exc:
+                raise _Reject(503, f"Service Unavailable: {exc}", [(b"retry-after", b"1")]) from exc
         except _Reject as exc:
             await _respond(
                 send, exc.status, _error_body(exc.message, exc.code, exc.id), exc.headers
@@ -236,12 +246,65 @@ class McpHttpApp:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                try:
+                    await self.start()
+                except Exception as exc:
+                    await send({"type": "lifespan.startup.failed", "message": str(exc)})
+                    return
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                for session in list(self.sessions.values()):
-                    await session.end()
+                await self.stop()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    async def start(self) -> None:
+        """Start the backend: from now on requests forwarded by other workers are served.
+
+        With a backend shared by other workers, the requestState key must be shared too."""
+        backend = self.options.backend
+        if backend.shared:
+            refuse_random_key([getattr(self.modern, "sealer", None)])
+        if backend.bus is not None:
+            share_bus(self.modern, backend.bus)
+        await backend.start(self, self._end_all)
+
+    async def stop(self) -> None:
+        """End every session, then stop the backend."""
+        await self._end_all()
+        await self.options.backend.stop()
+
+    async def _end_all(self) -> None:
+        """End every session of this worker (shutting down, or its lease lapsed)."""
+        for session in list(self.sessions.values()):
+            self.sessions.pop(session.id, None)
+            await session.end()
+
+    async def _forwarded(
+        self, scope: Scope, headers: dict[str, str], receive: Receive, send: Send
+    ) -> bool:
+        """Forward a request for a session another worker owns to it, and relay the answer.
+
+        True when forwarded; a session whose owner is gone is forgotten and answered 404.
+        A worker whose own lease lapsed first ends the sessions it held (they are gone).
+        """
+        backend, session_id = self.options.backend, headers.get("mcp-session-id")
+        if not backend.shared or self.options.stateless:
+            return False
+        if not backend.directory.lease_held():  # no I/O: only after a stall or Redis away
+            await backend.hold_lease()
+        if session_id is None or session_id in self.sessions or scope.get(FORWARDED):
+            return False
+        owner = await backend.directory.owner(session_id)
+        if owner is None or owner == backend.directory.worker:
+            return False
+        body = (
+            await _read_body(receive, self.options.max_body) if scope["method"] == "POST" else b""
+        )
+        local = {**scope, "path": _local_path(scope, self.options)}
+        if await backend.router.forward(owner, local, body, receive, send):
+            return True
+        await backend.directory.release(session_id)
+        raise _Reject(404, "Session not found (its worker is gone)")
 
     async def _guard(self, headers: dict[str, str]) -> None:
         """Host/Origin validation against DNS rebinding, then the authentication hook."""
@@ -267,6 +330,8 @@ class McpHttpApp:
     ) -> None:
         path, method, opts = _local_path(scope, self.options), scope["method"], self.options
         if path == opts.path.rstrip("/"):
+            if await self._forwarded(scope, headers, receive, send):
+                return
             if method == "POST":
                 await self._post(headers, receive, send)
             elif self.modern is not None and (not self.servers or wants_modern(headers, b"")):
@@ -402,6 +467,7 @@ class McpHttpApp:
             max_stream_bytes=opts.max_stream_bytes,
             stall_timeout=opts.stream_stall_timeout,
             max_depth=opts.max_depth,
+            directory=opts.backend.directory,
         )
 
     async def _session_for_post(self, headers: dict[str, str], initialize: bool) -> HttpSession:
@@ -418,6 +484,7 @@ class McpHttpApp:
             await self._make_room()
             session = self._new_session()
             self._register(session)
+            await self.options.backend.directory.claim(session.id)
             return session
         session = self._session(headers)
         self._check_version(headers, session)

@@ -1,0 +1,47 @@
+"""The Redis client of the backends (the ``redis`` extra: redis-py with hiredis, asyncio)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Generator
+from typing import Any
+
+from .base import BackendUnavailable
+
+try:
+    import redis.asyncio as aioredis
+    from redis.asyncio.retry import Retry
+    from redis.backoff import NoBackoff
+    from redis.exceptions import RedisError
+except ImportError as exc:  # pragma: no cover - the extra is missing
+    from ..core.errors import MissingDependency
+
+    raise MissingDependency("redis", "redis", "sharing state between workers") from exc
+
+__all__ = ["RedisError", "client_for", "result"]
+
+
+def client_for(url: str, socket_timeout: float) -> Any:
+    """An asyncio Redis client that never retries: a failure surfaces within the socket
+    timeout (callers answer 503 or try again on their own schedule)."""
+    client_class: Any = aioredis.Redis  # its stubs leave ``from_url``'s kwargs untyped
+    return client_class.from_url(
+        url,
+        socket_timeout=socket_timeout,
+        socket_connect_timeout=socket_timeout,
+        retry=Retry(NoBackoff(), 0),
+    )
+
+
+async def result(call: Any) -> Any:
+    """Await one redis-py call (its stubs type results as ``Awaitable | Any``)."""
+    return await call
+
+
+@contextlib.contextmanager
+def reachable(what: str) -> Generator[None]:
+    """Turn a failure to reach Redis into ``BackendUnavailable`` (answered 503)."""
+    try:
+        yield
+    except (RedisError, OSError) as exc:
+        raise BackendUnavailable(f"{what}: Redis is unavailable ({exc})") from exc

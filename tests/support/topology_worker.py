@@ -1,0 +1,65 @@
+"""A topology worker: the demo server plus ``tick``, a tool that reports progress slowly (so a
+test can cut the stream carrying it midway), and ``announce``, which tells every listen stream
+subscribed to note 1 that it changed."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+
+import demo_server
+
+from generated.v2025_11_25 import ServerContext
+from generated.v2025_11_25 import types as t
+
+TICK_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"n": {"type": "integer"}, "pause": {"type": "number"}},
+    "required": ["n"],
+}
+
+
+@demo_server.tools.tool(
+    t.Tool(name="tick", description="Progress n times.", input_schema=TICK_SCHEMA)
+)
+async def tick(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+    """Report progress 1..n, pausing between steps; answer ``ticked n``."""
+    n, pause = int(args["n"]), float(args.get("pause", 0.02))
+    for i in range(1, n + 1):
+        await ctx.progress(i, n)
+        await asyncio.sleep(pause)
+    return demo_server.text(f"ticked {n}")
+
+
+STATELESS: list[Any] = []
+"""The demo's 2026-07-28 face, once ``main`` made it (``announce`` publishes on it)."""
+
+
+def _every_revision(server: Any) -> Any:
+    """The demo's faces; the 2026-07-28 one honours listen subscriptions to resources."""
+    servers = EVERY_REVISION(server)
+    STATELESS.extend(s for s in servers if "initialize" not in s.METHODS)
+    for face in STATELESS:
+        face.resource_subscriptions = True
+    return servers
+
+
+EVERY_REVISION = demo_server.every_revision
+demo_server.every_revision = _every_revision
+
+
+@demo_server.tools.tool(
+    t.Tool(name="announce", description="Say note 1 changed.", input_schema=demo_server.NO_ARGS)
+)
+async def announce(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+    """Publish ``notifications/resources/updated`` for note 1 to its listeners (every worker)."""
+    await STATELESS[0].notify_resource_updated(demo_server.note_uri("1"))
+    return demo_server.text("announced")
+
+
+if __name__ == "__main__":
+    demo_server.main()

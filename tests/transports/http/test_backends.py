@@ -1,0 +1,123 @@
+"""The shared-state seams of the HTTP app, in one process: the in-memory default, and what the
+app demands of a backend shared with other workers."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Collection
+from typing import Any
+
+import pytest
+
+from generated._runtime.backends.base import Handler, LeaseLost, LocalRouter, MemoryBackend
+from generated._runtime.core.sealed import STATE_KEY_ENV, STATE_KEYS_ENV
+from generated._runtime.roles.subscriptions import (
+    RESOURCE_UPDATED,
+    RESYNC,
+    TOOLS_CHANGED,
+    Change,
+    Filter,
+    Listeners,
+)
+from generated._runtime.transports.http.server import HttpOptions, McpHttpApp
+from generated.v2026_07_28 import Server
+
+
+class SharedDirectory:
+    """A directory claiming to be shared with other workers (no I/O)."""
+
+    worker = "me"
+
+    async def claim(self, session: str) -> None:
+        """Nothing to record."""
+
+    async def owner(self, session: str) -> str | None:
+        """No other worker owns anything."""
+        return None
+
+    async def touch(self, sessions: Collection[str]) -> None:
+        """Nothing expires."""
+
+    async def release(self, session: str) -> None:
+        """Nothing to forget."""
+
+    async def alive(self, worker: str) -> bool:
+        """Only this worker."""
+        return worker == self.worker
+
+    def lease_held(self) -> bool:
+        """Always held."""
+        return True
+
+
+class SharedBackend:
+    """A backend that says it is shared; records whether it was started."""
+
+    shared = True
+
+    def __init__(self) -> None:
+        self.directory = SharedDirectory()
+        self.router = LocalRouter()
+        self.bus = None
+        self.started = False
+
+    async def start(self, serve: Handler, lease_lost: LeaseLost) -> None:
+        """Note the start."""
+        self.started = True
+
+    async def stop(self) -> None:
+        """Nothing to stop."""
+
+    async def hold_lease(self) -> None:
+        """Always held."""
+
+
+async def test_a_shared_backend_refuses_a_random_state_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Workers sharing a backend but each sealing MRTR state with a random key would refuse
+    each other's rounds: the app refuses to start instead, and starts with a shared key."""
+    monkeypatch.delenv(STATE_KEY_ENV, raising=False)
+    monkeypatch.delenv(STATE_KEYS_ENV, raising=False)
+    backend = SharedBackend()
+    app = McpHttpApp([Server()], HttpOptions(backend=backend))
+    with pytest.raises(RuntimeError, match="MCPGEN_STATE_KEYS"):
+        await app.start()
+    assert not backend.started
+    monkeypatch.setenv(STATE_KEYS_ENV, "shared-key-" * 3)
+    app = McpHttpApp([Server()], HttpOptions(backend=backend))
+    await app.start()
+    assert backend.started
+    await app.stop()
+
+
+async def test_the_default_backend_needs_no_shared_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One process alone may seal with a random key."""
+    monkeypatch.delenv(STATE_KEY_ENV, raising=False)
+    monkeypatch.delenv(STATE_KEYS_ENV, raising=False)
+    app = McpHttpApp([Server()], HttpOptions(backend=MemoryBackend()))
+    await app.start()
+    await app.stop()
+
+
+async def test_a_resync_re_cues_everything_a_listener_asked_for() -> None:
+    """After a bus reconnect (changes may be lost) a listener gets one notification of every
+    kind it opted in to, and nothing it did not ask for."""
+    listeners = Listeners()
+    got: list[tuple[str, Any]] = []
+    cued = asyncio.Event()
+
+    async def send(method: str, params: dict[str, Any]) -> None:
+        got.append((method, params.get("uri")))
+        if len(got) == 3:
+            cued.set()
+
+    wanted = Filter.parse({"toolsListChanged": True, "resourceSubscriptions": ["a://1"]})
+    supported = ["toolsListChanged", "promptsListChanged", "resourceSubscriptions"]
+    task = asyncio.create_task(listeners.listen(1, wanted, supported, send))
+    while not got:
+        await asyncio.sleep(0)
+    await listeners.bus.publish(Change(RESYNC))
+    await asyncio.wait_for(cued.wait(), 5)
+    task.cancel()
+    assert got[1:] == [(TOOLS_CHANGED, None), (RESOURCE_UPDATED, "a://1")]

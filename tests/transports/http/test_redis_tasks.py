@@ -1,0 +1,65 @@
+"""The task store in Redis: a task created by one worker's store is read, awaited and listed
+through another's (separate connections, as two worker processes have)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from generated._runtime.backends.redis_tasks import RedisTaskStore
+from tests.support.topology_support import redis_server
+
+STEP_S = 10.0
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    """A redis-server of this module's own."""
+    with redis_server() as url:
+        yield url
+
+
+@pytest.fixture
+async def stores(redis_url: str) -> AsyncIterator[tuple[RedisTaskStore, RedisTaskStore]]:
+    """Two workers' stores on the same Redis."""
+    first, second = RedisTaskStore(redis_url), RedisTaskStore(redis_url, page_size=2)
+    yield first, second
+    await first.client.aclose()
+    await second.client.aclose()
+
+
+async def test_a_task_made_on_one_worker_is_read_and_awaited_on_the_other(
+    stores: tuple[RedisTaskStore, RedisTaskStore],
+) -> None:
+    """Created by one store, read by the other (its requestor only); the other's ``wait``
+    returns the outcome the first saved."""
+    here, there = stores
+    record = await here.create("alice", "tools/call", 60_000)
+    seen = await there.get("alice", record.task_id)
+    assert seen is not None and seen.status == "working" and seen.ttl == 60_000
+    assert await there.get("mallory", record.task_id) is None
+    waiter = asyncio.create_task(there.wait(seen))
+    await asyncio.sleep(0.1)
+    assert not waiter.done()
+    record.status, record.result = "completed", {"content": [], "isError": False}
+    await here.save(record)
+    done = await asyncio.wait_for(waiter, STEP_S)
+    assert done.status == "completed" and done.result == {"content": [], "isError": False}
+
+
+async def test_tasks_are_listed_in_creation_order_across_workers(
+    stores: tuple[RedisTaskStore, RedisTaskStore],
+) -> None:
+    """``tasks/list`` on the other worker pages through every task of the requestor, in order."""
+    here, there = stores
+    made = [(await here.create("bob", "tools/call", None)).task_id for _ in range(5)]
+    listed: list[str] = []
+    cursor: str | None = None
+    for _ in range(5):
+        page, cursor = await there.page("bob", cursor)
+        listed += [r.task_id for r in page]
+        if cursor is None:
+            break
+    assert listed == made
