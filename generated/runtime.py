@@ -58,10 +58,10 @@ from ._runtime.transports.stdio import spawn_server, stdio_server
 
 if TYPE_CHECKING:
     from ._runtime import auth
-    from ._runtime.roles.modern import CacheScope, cache_hints
     from ._runtime.roles.modern_client import LegacyServer, Subscription, connect_auto, listen
-    from ._runtime.roles.modern_tasks import begin_task
     from ._runtime.roles.mrtr import ask
+    from ._runtime.roles.stateless import CacheScope, cache_hints
+    from ._runtime.roles.stateless_tasks import begin_task
     from ._runtime.transports.http.client import connect_http
     from ._runtime.transports.http.modern_client import connect_http_auto, connect_http_modern
     from ._runtime.transports.http.server import HttpOptions, McpHttpApp, run_http, serve_http
@@ -77,14 +77,14 @@ _LAZY = {
     "MemoryEventStore": "transports.http.session",
     "connect_http_auto": "transports.http.modern_client",
     "connect_http_modern": "transports.http.modern_client",
-    "CacheScope": "roles.modern",
-    "cache_hints": "roles.modern",
+    "CacheScope": "roles.stateless",
+    "cache_hints": "roles.stateless",
     "LegacyServer": "roles.modern_client",
     "Subscription": "roles.modern_client",
     "connect_auto": "roles.modern_client",
     "listen": "roles.modern_client",
     "ask": "roles.mrtr",
-    "begin_task": "roles.modern_tasks",
+    "begin_task": "roles.stateless_tasks",
 }
 _MODULES = {"auth": "auth"}
 """Modules of the runtime offered whole, by the name they have here."""
