@@ -18,25 +18,23 @@ level, client info) live on the handler's context (``ctx.facts``). Results get
 
 from __future__ import annotations
 
-import asyncio
 import weakref
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeVar, cast
 
 import msgspec
 
 from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
-from ..core.events import Event, ProtocolViolation, Request
+from ..core.events import Request
 from ..core.frame_guard import DEFAULT_MAX_DEPTH
-from ..core.lifecycle import MetaRefused, Phase, Served, StatedVersion, as_json
+from ..core.lifecycle import Phase, Served, StatedVersion, as_json
 from ..core.meta import META_SERVER_INFO, MISSING_CLIENT_CAPABILITY
 from ..core.methods import MethodSpec
 from ..core.sealed import InvalidRequestState, StateSealer
 from ..core.session import Session
-from ..core.transport import ConnectionClosed, RelatedId, Transport
-from ..core.wire import Inbound, Outbound, as_object, meta_of
+from ..core.transport import Transport
+from ..core.wire import Inbound, as_object, meta_of
 from .connection import (
     DEFAULT,
     Default,
@@ -49,6 +47,7 @@ from .connection import (
 from .definition import ServerContext, ServerDefinition, ServerSide
 from .dispatch import Handler, dispatch_request
 from .mrtr import InvalidInputResponse, MissingClientCapability, with_rounds
+from .one_frame import Emit, OneFrame, Reply, RequestCheck, refused
 from .peer import Peer, ProgressCallback
 from .stateless_tasks import (
     EXTENSION,
@@ -287,7 +286,7 @@ class StatelessServer:
         stream); ``stated`` and ``check`` are the transport's own checks (HTTP headers).
         Cancelling the call cancels the handler.
         """
-        transport = _OneFrame(emit)
+        transport = OneFrame(emit)
         connection = self.connect(transport, max_depth=max_depth, stated=stated, check=check)
         try:
             events = await connection.peer.feed(frame)
@@ -297,66 +296,7 @@ class StatelessServer:
             await connection.peer.flush()
         finally:
             await connection.peer.close()
-        return Reply(transport.response, asked, _refused(events))
-
-
-RequestCheck = Callable[[Request], Awaitable[None]]
-"""A transport's check of one admitted request before its handler (raises ``MCPError``)."""
-Emit = Callable[[Outbound], Awaitable[None]]
-"""Writes one message that belongs to the request being answered, before its response."""
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """The answer to one frame: the response (None: none is due), and how it was reached."""
-
-    response: Outbound | None
-    request: bool
-    """Whether the frame was a request admitted to its handler (False: refused before one,
-    a notification, or a response)."""
-    refused: bool
-    """Whether the session refused the frame (framing, method table, ``_meta`` rows)."""
-
-
-def _refused(events: list[Event]) -> bool:
-    """Whether the session refused the frame as such (not merely its params' types)."""
-    return any(
-        type(event) is ProtocolViolation
-        and (event.error.code != INVALID_PARAMS or isinstance(event.error, MetaRefused))
-        for event in events
-    )
-
-
-class _OneFrame:
-    """The transport of one frame: writes before the response go to ``emit``."""
-
-    def __init__(self, emit: Emit | None) -> None:
-        self._emit = emit
-        self.response: Outbound | None = None
-        self.answered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-    async def read(self) -> bytes | Inbound | None:
-        """Nothing more is read: the one frame is fed."""
-        return None
-
-    async def write(self, message: Outbound, related: RelatedId = None) -> None:
-        """Keep the response; hand anything else to ``emit``."""
-        if message.kind == "response":
-            if self.response is None:
-                self.response = message
-            if not self.answered.done():
-                self.answered.set_result(None)
-            return
-        if self.answered.done():
-            raise ConnectionClosed("the request is answered")
-        if self._emit is not None:
-            await self._emit(message)
-
-    def negotiated(self, version: str) -> None:
-        """No version is negotiated without a handshake."""
-
-    async def close(self) -> None:
-        """Nothing to close."""
+        return Reply(transport.response, asked, refused(events))
 
 
 class StatelessConnection(ServerSide):
@@ -451,9 +391,9 @@ class StatelessConnection(ServerSide):
         answer: R = await facts.ask(method.method, params)
         return answer
 
-    async def notify(self, method: Any, params: Any = None, *, related: bool = True) -> None:
+    async def notify(self, method: MethodSpec[P, None], params: P, *, related: bool = True) -> None:
         """Change notifications go to the listeners; others to the request's stream."""
-        name = method if isinstance(method, str) else str(method.method)
+        name = method.method
         if name in _CHANGES:
             uri = as_json(params).get("uri")
             await self.face.publish(name, uri if isinstance(uri, str) else None)

@@ -77,21 +77,28 @@ class _Params(msgspec.Struct):
     request_id: object = msgspec.field(default=None, name="requestId")
 
 
-class _Probe(msgspec.Struct):
+class Probe(msgspec.Struct):
     """What the era of a frame depends on: its method, ``_meta`` version, cancelled id."""
 
     method: object = None
     params: _Params | None = None
 
+    @property
+    def meta_version(self) -> object:
+        """The ``_meta`` protocol version (None where there is none)."""
+        params = self.params
+        return None if params is None or params.meta is None else params.meta.version
 
-_PROBE = msgspec.json.Decoder(_Probe)
+
+_PROBE = msgspec.json.Decoder(Probe)
 
 
-def _probe(frame: bytes) -> _Probe:
+def probe(frame: bytes) -> Probe:
+    """Read what the era of ``frame`` depends on (nothing, where it is no such message)."""
     try:
         return _PROBE.decode(frame)
     except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError):
-        return _Probe()  # not a message the probe reads: the session will say what is wrong
+        return Probe()  # not a message the probe reads: the session will say what is wrong
 
 
 class _Inner:
@@ -135,18 +142,18 @@ class _Stream:
         self.session: asyncio.Task[None] | None = None
 
     def _is_stateless(self, frame: bytes) -> bool:
-        probe = _probe(frame)
-        params = probe.params
-        meta = None if params is None or params.meta is None else params.meta.version
+        found = probe(frame)
+        params = found.params
+        meta = found.meta_version
         opened = self.inner is not None
         if (
             opened
-            and probe.method == "notifications/cancelled"
+            and found.method == "notifications/cancelled"
             and params is not None
             and as_id(params.request_id) in self.stateless.peer.session.requests_in_flight
         ):
             return True
-        default = not opened and probe.method != "initialize"
+        default = not opened and found.method != "initialize"
         return is_stateless(None, meta, self.versions, in_session=False, otherwise=default)
 
     async def run(self) -> None:

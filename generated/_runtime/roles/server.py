@@ -11,15 +11,17 @@ stateless one (``stateless.py``).
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from ..core.errors import CapabilityError
 from ..core.transport import Transport
 from ..transports.stdio import stdio_server
 from .connection import LOG_LEVELS, RequestContext, is_implemented, unimplemented
 from .definition import ServerContext, ServerDefinition
-from .era import serve
 from .handshake import ServerConnection
-from .stateless import StatelessServer
+
+if TYPE_CHECKING:
+    from .stateless import StatelessServer
 
 __all__ = [
     "LOG_LEVELS",
@@ -37,7 +39,13 @@ class ServerBase(ServerDefinition):
     """Base of generated ``Server`` classes; subclasses override the handlers they support."""
 
     async def serve(self, transport: Transport, *more: ServerBase) -> None:
-        """Serve one connection until the client goes away (``more``: other revisions)."""
+        """Serve one connection until the client goes away (``more``: other revisions).
+
+        The era module (and the stateless stack behind it) loads on first use: a package
+        imported only for its handshake-era client loads none of it.
+        """
+        from .era import serve
+
         await serve(transport, [self, *more])
 
     async def notify_tools_changed(self) -> None:
@@ -58,6 +66,8 @@ class ServerBase(ServerDefinition):
 
     def _stateless(self) -> StatelessServer:
         """The stateless face of this server (its listeners and bus)."""
+        from .stateless import StatelessServer
+
         if self.FACTS.handshake:
             raise TypeError("listen streams are a stateless-era feature: publish on that server")
         return StatelessServer.of(self)

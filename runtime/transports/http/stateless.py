@@ -26,31 +26,15 @@ from ...core.errors import METHOD_NOT_FOUND, MCPError, RemoteProtocolError
 from ...core.events import Request
 from ...core.frame_guard import DEFAULT_MAX_DEPTH
 from ...core.lifecycle import as_json
-from ...core.meta import HEADER_MISMATCH, META_VERSION, STATELESS_ERRORS
+from ...core.meta import HEADER_MISMATCH, STATELESS_ERRORS
 from ...core.wire import Outbound, as_object, meta_of
-from ...roles.era import is_stateless
-from ...roles.stateless import Reply, StatelessServer
+from ...roles.era import is_stateless, probe
+from ...roles.one_frame import Reply
+from ...roles.stateless import StatelessServer
 from .headers import HeaderError, InvalidToolHeaders, ParamHeader, check_request, param_headers
 
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-
-
-class _Meta(msgspec.Struct):
-    version: object = msgspec.field(default=None, name=META_VERSION)
-
-
-class _Params(msgspec.Struct):
-    meta: _Meta | None = msgspec.field(default=None, name="_meta")
-
-
-class _MetaProbe(msgspec.Struct):
-    """Enough of a body to tell its era: ``params._meta`` protocol version."""
-
-    params: _Params | None = None
-
-
-_PROBE: Final = msgspec.json.Decoder(_MetaProbe)
 
 
 def wants_stateless(
@@ -60,11 +44,7 @@ def wants_stateless(
     stated = headers.get("mcp-protocol-version")
     meta: object = None
     if stated is None and "mcp-session-id" not in headers and body:
-        with contextlib.suppress(
-            msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError
-        ):
-            params = _PROBE.decode(body).params
-            meta = None if params is None or params.meta is None else params.meta.version
+        meta = probe(body).meta_version
     return is_stateless(
         stated,
         meta,
