@@ -191,12 +191,16 @@ def with_rounds(
         facts = ctx.facts
         if facts is None:  # with a handshake, questions are requests to the client
             return await handler(params, ctx)
-        try:
-            opened = open_rounds(
-                method, _round_params(params), sealer, facts.client_capabilities, result_types
-            )
-        except (InvalidRequestState, InvalidInputResponse) as exc:
-            raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
+        caps = facts.client_capabilities
+        typed: _RoundTrip = params
+        if typed.request_state is msgspec.UNSET and typed.input_responses is msgspec.UNSET:
+            opened = Rounds(method, _Lazy(params), {}, caps, result_types)  # the first round
+        else:
+            try:
+                given = as_object(msgspec.to_builtins(params)) or {}
+                opened = open_rounds(method, given, sealer, caps, result_types)
+            except (InvalidRequestState, InvalidInputResponse) as exc:
+                raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
         if facts.asker is None:
             facts.asker = RoundsAsker(opened)
         try:
@@ -219,15 +223,6 @@ class _RoundTrip(Protocol):
     def input_responses(self) -> object:
         """The client's answers to the last round's questions."""
         ...
-
-
-def _round_params(params: Any) -> Mapping[str, Any]:
-    """The JSON of typed params for the rounds: converted only when a round carries state."""
-    typed: _RoundTrip = params
-    if typed.request_state is msgspec.UNSET and typed.input_responses is msgspec.UNSET:
-        return _Lazy(params)
-    found = as_object(msgspec.to_builtins(params))
-    return {} if found is None else found
 
 
 class _Lazy(Mapping[str, Any]):
