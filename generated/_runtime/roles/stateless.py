@@ -81,6 +81,8 @@ CACHEABLE: Final = frozenset(
     }
 )
 _CHANGES: Final = frozenset({TOOLS_CHANGED, PROMPTS_CHANGED, RESOURCES_CHANGED, RESOURCE_UPDATED})
+MAX_IDLE: Final = 64
+"""Most idle connections ``answer`` keeps for reuse (per frame depth limit)."""
 DISCOVER: Final = "server/discover"
 LISTEN: Final = "subscriptions/listen"
 
@@ -133,6 +135,8 @@ class StatelessServer:
         }
         self.served = Served(frozenset({self.version}), (self.version,))
         self.serve_handshake_versions(handshake_versions)
+        self._idle: dict[int, list[StatelessConnection]] = {}
+        """Connections whose one frame is answered, for the next ``answer`` (fewer objects)."""
         self.tool_changes: list[Callable[[], None]] = []
         """Called when the tool list changes (the HTTP layer forgets its tool headers)."""
         methods: dict[str, MethodSpec[Any, Any]] = dict(server.METHODS)
@@ -288,14 +292,24 @@ class StatelessServer:
         Cancelling the call cancels the handler.
         """
         transport = OneFrame(emit)
-        connection = self.connect(transport, max_depth=max_depth, stated=stated, check=check)
+        idle = self._idle.get(max_depth)
+        if idle:
+            connection = idle.pop()
+            connection.take(transport, stated, check)
+        else:
+            connection = self.connect(transport, max_depth=max_depth, stated=stated, check=check)
         try:
             events = await connection.peer.feed(frame)
             asked = any(type(event) is Request for event in events)
             if asked:
                 await transport.answered
             await connection.peer.flush()
-        finally:
+        except BaseException:
+            await connection.peer.close()
+            raise
+        if connection.peer.idle and len(idle or ()) < MAX_IDLE:
+            self._idle.setdefault(max_depth, []).append(connection)  # reused by the next one
+        else:
             await connection.peer.close()
         return Reply(transport.response, asked, refused(events))
 
@@ -344,6 +358,14 @@ class StatelessConnection(ServerSide):
     @their_capabilities.setter
     def their_capabilities(self, value: dict[str, Any]) -> None:
         """Nothing is declared once per connection without a handshake."""
+
+    def take(
+        self, transport: Transport, stated: StatedVersion | None, check: RequestCheck | None
+    ) -> None:
+        """Serve another transport from now on (an idle connection reused by ``answer``)."""
+        self.peer.transport = transport
+        self.peer.session.stated = stated
+        self._check = check
 
     async def run(self) -> None:
         """Serve until the transport closes."""

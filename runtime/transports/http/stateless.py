@@ -66,13 +66,12 @@ class ToolHeaders:
         """The tool list changed: learn it again when next needed."""
         self._table = None
 
-    async def of(self, request: Request) -> tuple[ParamHeader, ...]:
-        """The headers a ``tools/call`` of this tool must carry (none for other methods)."""
+    async def of(self, request: Request, name: object) -> tuple[ParamHeader, ...]:
+        """The headers a ``tools/call`` of tool ``name`` must carry (none for other methods)."""
         if request.method != "tools/call":
             return ()
         if self._table is None:
             self._table = await self._load(request)
-        name = as_json(request.params).get("name")
         return self._table.get(name, ()) if isinstance(name, str) else ()
 
     async def _load(self, request: Request) -> dict[str, tuple[ParamHeader, ...]]:
@@ -142,7 +141,8 @@ async def serve_stateless_post(
     async def check(request: Request) -> None:
         try:
             params = as_json(request.params)
-            check_request(headers, request.method, params, await tool_headers.of(request))
+            tools = await tool_headers.of(request, params.get("name"))
+            check_request(headers, request.method, params, tools)
         except HeaderError as exc:
             raise MCPError(exc.code, str(exc)) from None
 
