@@ -65,9 +65,9 @@ from ._runtime.transports.stdio import spawn_server, stdio_server
 
 if TYPE_CHECKING:
     from ._runtime import auth
-    from ._runtime.roles.modern import CacheScope, cache_hints
-    from ._runtime.roles.modern_tasks import begin_task
     from ._runtime.roles.mrtr import ask
+    from ._runtime.roles.stateless import CacheScope, cache_hints
+    from ._runtime.roles.stateless_tasks import begin_task
     from ._runtime.transports.http.client import connect_http, connect_http_auto
     from ._runtime.transports.http.server import HttpOptions, McpHttpApp, run_http, serve_http
     from ._runtime.transports.http.session import EventStore, MemoryEventStore
@@ -81,10 +81,10 @@ _LAZY = {
     "EventStore": "transports.http.session",
     "MemoryEventStore": "transports.http.session",
     "connect_http_auto": "transports.http.client",
-    "CacheScope": "roles.modern",
-    "cache_hints": "roles.modern",
+    "CacheScope": "roles.stateless",
+    "cache_hints": "roles.stateless",
     "ask": "roles.mrtr",
-    "begin_task": "roles.modern_tasks",
+    "begin_task": "roles.stateless_tasks",
 }
 _MODULES = {"auth": "auth"}
 """Modules of the runtime offered whole, by the name they have here."""

@@ -192,9 +192,11 @@ def request_params(
         if meta is UNSET:
             return params, None
         if meta.__class__ is dict:  # the common token, read here; anything else checked below
-            token = meta.get("progressToken")
+            token = meta.get("progressToken", UNSET)
             if token.__class__ is int or token.__class__ is str:
                 return params, token
+            if token is UNSET:  # a _meta without a token (every stateless request's)
+                return params, None
         return params, _token_of(params)
     if kind is dict and spec.params is not None:  # dict-typed params, decoded in the one pass
         return params, _token_of(params) if "_meta" in params else None

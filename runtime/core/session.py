@@ -37,7 +37,7 @@ from .events import (
 )
 from .frame_guard import DEFAULT_MAX_DEPTH, shape_problem
 from .ledger import Batch, CancelledParams, Incoming, Outgoing, ProgressParams, Recent
-from .lifecycle import Lifecycle, Phase, Sender
+from .lifecycle import Lifecycle, Phase, Sender, Served, StatedVersion
 from .message import Message
 from .methods import MethodSpec
 from .reader import (
@@ -62,6 +62,7 @@ from .wire import (
     as_id,
     encode_frame,
     is_id,
+    meta_of,
     progress_frame,
     too_large,
     with_progress_token,
@@ -89,6 +90,7 @@ class Session:
         phase: Phase = Phase.UNMANAGED,
         max_depth: int = DEFAULT_MAX_DEPTH,
         tolerant: bool = True,
+        served: Served | None = None,
     ) -> None:
         if role not in ("client", "server"):
             raise LocalProtocolError(f"role must be 'client' or 'server', not {role!r}")
@@ -101,7 +103,12 @@ class Session:
         """Frames nesting arrays and objects deeper than this are refused unparsed (-32600)."""
         self.tolerant = tolerant
         """Keep fields and union members the revision lacks (False: drop them, refuse them)."""
-        self.lifecycle = Lifecycle(phase)
+        self.lifecycle = Lifecycle(phase, served)
+        self._per_request = served is not None and phase is Phase.STATELESS
+        """Whether each request's ``_meta`` is checked (``PER_REQUEST`` rows of the phase,
+        against the versions ``served``; a bare stateless session leaves it to its caller)."""
+        self.stated: StatedVersion | None = None
+        """The transport's check of each request's ``_meta`` version (HTTP: its header)."""
         self._peer: Final[Sender] = "server" if role == "client" else "client"
         self._next_id = 1
         self._outgoing: dict[int, Outgoing] = {}
@@ -277,6 +284,10 @@ class Session:
             assert spec is not None
             try:
                 params, token = request_params(spec, raw, self.tolerant)
+                if self._per_request:
+                    refused_meta = self.lifecycle.admit_meta(meta_of(params), self.stated)
+                    if refused_meta is not None:
+                        raise refused_meta
             except RemoteProtocolError as exc:
                 error = exc
             else:

@@ -77,7 +77,7 @@ def default_revision() -> Revision:
     if isinstance(package, _Package):
         for sub in reversed(list(package.REVISIONS.values())):
             module = importlib.import_module(f"{root}.{sub}")
-            if isinstance(module, Revision) and "initialize" in module.METHODS:
+            if isinstance(module, Revision) and module.Server.FACTS.handshake:
                 return module
     raise ValueError(f"{root} holds no revision with a Server: pass App(..., revision=...)")
 

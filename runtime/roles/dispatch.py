@@ -8,20 +8,84 @@ capability gate, else the owner's handler, else the role's fallback, else -32601
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol
 
 from ..core.errors import METHOD_NOT_FOUND, MCPError
+from ..core.events import Notification, Request
 from ..core.lifecycle import gate
+from ..core.methods import MethodSpec
 
-if TYPE_CHECKING:
-    from ..core.events import Notification, Request
-    from .connection import Connection
+Handler = Callable[[Any, Any], Awaitable[Any]]
+"""A handler bound to its owner: (params, context) -> result."""
+Builtin = Callable[[Request], Awaitable[Any]]
+"""A request the role answers itself (``ping``, ``initialize``, default ``logging/setLevel``)."""
+
+
+class StartsTasks(Protocol):
+    """What runs a request as a task when it may be one (asked before its handler)."""
+
+    async def maybe_start(self, request: Request, handler: Handler) -> Any | None:
+        """The answer once the request runs as a task (its handler goes on); else None."""
+        ...
+
+    async def close(self) -> None:
+        """Stop the tasks of this connection (it ended)."""
+        ...
+
+
+class Receiver(Protocol):
+    """What dispatch reads of a connection (``connection.Connection``, either role)."""
+
+    @property
+    def methods(self) -> Mapping[str, MethodSpec[Any, Any]]:
+        """The method table in use."""
+        ...
+
+    @property
+    def our_capabilities(self) -> Mapping[str, Any]:
+        """What we declared."""
+        ...
+
+    @property
+    def their_capabilities(self) -> Mapping[str, Any]:
+        """What the peer declared."""
+        ...
+
+    @property
+    def builtins(self) -> Mapping[str, Builtin]:
+        """Requests the role answers itself."""
+        ...
+
+    @property
+    def handlers(self) -> Mapping[str, Handler]:
+        """The owner's handlers, by method."""
+        ...
+
+    @property
+    def fallbacks(self) -> Mapping[str, Builtin]:
+        """Requests the role answers when the owner does not."""
+        ...
+
+    @property
+    def tasks(self) -> StartsTasks | None:
+        """Runs task-augmented requests, if the owner supports tasks."""
+        ...
+
+    def context(self, request: Request) -> object:
+        """The context a handler of ``request`` gets."""
+        ...
+
+    async def on_notification(self, method: str, params: Any) -> None:
+        """Receive a notification of the peer."""
+        ...
+
 
 LIFECYCLE_NOTIFICATIONS = frozenset({"notifications/initialized"})
 """Notifications the session's lifecycle consumes; handlers never see them."""
 
 
-async def dispatch_request(conn: Connection, request: Request) -> Any:
+async def dispatch_request(conn: Receiver, request: Request) -> Any:
     """Answer one incoming request on ``conn``: return its result or raise ``MCPError``."""
     method = request.method
     builtin = conn.builtins.get(method)
@@ -44,7 +108,7 @@ async def dispatch_request(conn: Connection, request: Request) -> Any:
     raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
 
 
-async def dispatch_notification(conn: Connection, notification: Notification) -> None:
+async def dispatch_notification(conn: Receiver, notification: Notification) -> None:
     """Hand one incoming notification to the role (lifecycle ones stay in the session)."""
     if notification.method in LIFECYCLE_NOTIFICATIONS:
         return

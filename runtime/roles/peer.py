@@ -349,6 +349,11 @@ class Peer:
         self._handlers.cancel_all()
 
     @property
+    def idle(self) -> bool:
+        """Whether nothing is under way: no handler running, no request of ours pending."""
+        return self._closed is None and not self._handlers and not self._waiting
+
+    @property
     def closed(self) -> bool:
         """Whether the connection has ended."""
         return self._closed is not None

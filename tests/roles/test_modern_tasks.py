@@ -13,14 +13,17 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
 import pytest
 
 from generated._runtime.auth.principal import CURRENT, AccessToken, PrincipalBox
 from generated._runtime.core.errors import MCPError
-from generated._runtime.roles.modern import ModernServer
+from generated._runtime.core.wire import Outbound
 from generated._runtime.roles.mrtr import ask
+from generated._runtime.roles.stateless import StatelessServer
 from generated._runtime.roles.tasks import TaskSupport
 from generated._runtime.roles.taskstore import InMemoryTaskStore
+from generated._runtime.transports.http.stateless import ToolHeaders, serve_stateless_post
 from generated.v2026_07_28 import Server, ServerContext
 from generated.v2026_07_28 import types as t
 from tests.support.http_support import bounded
@@ -80,7 +83,7 @@ class JobServer(Server):
         if params.name == "tool_error":
             return t.CallToolResult(content=[t.TextContent(text="no")], is_error=True)
         if params.name == "mrtr":
-            from generated._runtime.roles.modern_tasks import begin_task
+            from generated._runtime.roles.stateless_tasks import begin_task
 
             answer = await ask(ctx, "elicitation/create", form("name?"), key="user_name")
             await begin_task(ctx)
@@ -102,14 +105,43 @@ def frame(method: str, params: dict[str, Any] | None = None, caps: Any = None) -
     }
 
 
-async def send(engine: ModernServer, method: str, params: Any = None, caps: Any = None) -> Any:
+async def handle(
+    engine: StatelessServer, message: dict[str, Any], emit: Any = None
+) -> dict[str, Any] | None:
+    """Answer one frame; ``emit`` gets what is sent before the response, decoded."""
+
+    async def written(out: Outbound) -> None:
+        await emit(msgspec.json.decode(out.data))
+
+    reply = await engine.answer(msgspec.json.encode(message), None if emit is None else written)
+    return None if reply.response is None else msgspec.json.decode(reply.response.data)
+
+
+async def handle_http(
+    engine: StatelessServer, message: dict[str, Any], headers: dict[str, str]
+) -> tuple[int, dict[str, Any]]:
+    """Answer one frame as the HTTP layer does (its header checks): status and body."""
+    sent: list[Any] = []
+
+    async def receive() -> Any:
+        await asyncio.Event().wait()
+
+    async def send_out(event: Any) -> None:
+        sent.append(event)
+
+    body = msgspec.json.encode(message)
+    await serve_stateless_post(engine, ToolHeaders(engine), headers, body, receive, send_out)
+    return sent[0]["status"], msgspec.json.decode(sent[1]["body"])
+
+
+async def send(engine: StatelessServer, method: str, params: Any = None, caps: Any = None) -> Any:
     """The response frame's ``result`` or ``error`` object."""
-    reply = await engine.handle(frame(method, params, caps))
-    assert reply.frame is not None
-    return reply.frame.get("result", reply.frame.get("error"))
+    reply = await handle(engine, frame(method, params, caps))
+    assert reply is not None
+    return reply.get("result", reply.get("error"))
 
 
-async def until(engine: ModernServer, task_id: str, *statuses: str) -> dict[str, Any]:
+async def until(engine: StatelessServer, task_id: str, *statuses: str) -> dict[str, Any]:
     """Poll ``tasks/get`` (yielding to the loop between polls) until a status in ``statuses``."""
     for _ in range(1000):
         got = await send(engine, "tasks/get", {"taskId": task_id})
@@ -140,14 +172,14 @@ def server() -> JobServer:
 @bounded
 async def test_discover_advertises_the_extension_not_the_v1_slot(server: JobServer) -> None:
     """The extension is under ``capabilities.extensions``; there is no ``capabilities.tasks``."""
-    caps = (await send(ModernServer(server), "server/discover"))["capabilities"]
+    caps = (await send(StatelessServer(server), "server/discover"))["capabilities"]
     assert caps["extensions"] == {EXT: {}} and "tasks" not in caps
 
 
 @bounded
 async def test_task_tool_is_a_flat_task_and_get_inlines_the_result(server: JobServer) -> None:
     """CreateTaskResult is flat with ttlMs/pollIntervalMs; the result comes inlined on get."""
-    engine = ModernServer(server)
+    engine = StatelessServer(server)
     created = await send(engine, "tools/call", {"name": "job", "arguments": {}})
     assert created["resultType"] == "task" and created["status"] == "working"
     assert "task" not in created and "ttl" not in created and "pollInterval" not in created
@@ -165,7 +197,7 @@ async def test_task_tool_is_a_flat_task_and_get_inlines_the_result(server: JobSe
 async def test_gates_and_removed_methods(server: JobServer) -> None:
     """Without the extension: -32021 for tasks/* and required tools, sync for optional ones;
     tasks/result and tasks/list are -32601."""
-    engine = ModernServer(server)
+    engine = StatelessServer(server)
     server.release.set()
     for method in ("tasks/get", "tasks/update", "tasks/cancel"):
         error = await send(engine, method, {"taskId": "x", "inputResponses": {}}, caps={})
@@ -185,7 +217,7 @@ async def test_gates_and_removed_methods(server: JobServer) -> None:
 @bounded
 async def test_tool_error_is_completed_protocol_error_is_failed(server: JobServer) -> None:
     """isError stays a result (completed); a JSON-RPC error is failed with the error inlined."""
-    engine = ModernServer(server)
+    engine = StatelessServer(server)
     tool_error = await send(engine, "tools/call", {"name": "tool_error"})
     done = await until(engine, tool_error["taskId"], "completed", "failed")
     assert done["status"] == "completed" and done["result"]["isError"] is True
@@ -199,7 +231,7 @@ async def test_tool_error_is_completed_protocol_error_is_failed(server: JobServe
 async def test_input_requests_through_the_task_answered_in_parts(server: JobServer) -> None:
     """Two asks park the task with two keys; a partial update keeps it waiting on the other;
     a bad answer is -32602 and changes nothing; the last answer lets it complete."""
-    engine = ModernServer(server)
+    engine = StatelessServer(server)
     task_id = (await send(engine, "tools/call", {"name": "ask2"}))["taskId"]
     waiting = await until(engine, task_id, "input_required")
     for _ in range(10):  # both asks of the gather are pending after a few turns
@@ -228,7 +260,7 @@ async def test_input_requests_through_the_task_answered_in_parts(server: JobServ
 @bounded
 async def test_cancel_acks_stops_the_handler_and_is_idempotent(server: JobServer) -> None:
     """tasks/cancel answers an empty ack, stops the handler, and acks a terminal task again."""
-    engine = ModernServer(server)
+    engine = StatelessServer(server)
     task_id = (await send(engine, "tools/call", {"name": "job"}))["taskId"]
     ack = await send(engine, "tasks/cancel", {"taskId": task_id})
     assert set(ack) == {"resultType", "_meta"} and ack["resultType"] == "complete"
@@ -245,7 +277,7 @@ async def test_cancel_acks_stops_the_handler_and_is_idempotent(server: JobServer
 @bounded
 async def test_a_task_is_bound_to_the_principal_that_created_it(server: JobServer) -> None:
     """Another principal, or an anonymous caller, cannot get, update, cancel or listen to it."""
-    engine = ModernServer(server)
+    engine = StatelessServer(server)
     with principal("alice"):
         task_id = (await send(engine, "tools/call", {"name": "job"}))["taskId"]
     for other in ("bob", None):
@@ -264,7 +296,7 @@ async def test_a_task_is_bound_to_the_principal_that_created_it(server: JobServe
 async def test_status_notifications_reach_only_listeners_of_the_owner(server: JobServer) -> None:
     """notifications/tasks carries each new state to a listen stream naming the task; another
     principal's stream is not given it; taskIds without the extension is -32021."""
-    engine = ModernServer(server)
+    engine = StatelessServer(server)
     with principal("alice"):
         task_id = (await send(engine, "tools/call", {"name": "job"}))["taskId"]
     streams: dict[str, list[dict[str, Any]]] = {"alice": [], "bob": []}
@@ -276,7 +308,7 @@ async def test_status_notifications_reach_only_listeners_of_the_owner(server: Jo
 
         listen = frame("subscriptions/listen", {"notifications": {"taskIds": [task_id]}})
         with principal(who):
-            listens.append(asyncio.ensure_future(engine.handle(listen, emit)))
+            listens.append(asyncio.ensure_future(handle(engine, listen, emit)))
     for _ in range(10):
         await asyncio.sleep(0)
     acks = {who: s[0]["params"]["notifications"] for who, s in streams.items()}
@@ -300,7 +332,7 @@ async def test_status_notifications_reach_only_listeners_of_the_owner(server: Jo
 async def test_mrtr_rounds_first_then_the_task(server: JobServer) -> None:
     """A tool that begins its task itself: round 1 is InputRequiredResult (no taskId), the
     retry with the answer is a task whose result used it."""
-    engine = ModernServer(server)
+    engine = StatelessServer(server)
     first = await send(engine, "tools/call", {"name": "mrtr"})
     assert first["resultType"] == "input_required" and "taskId" not in first
     retry = {
@@ -317,12 +349,12 @@ async def test_mrtr_rounds_first_then_the_task(server: JobServer) -> None:
 @bounded
 async def test_mcp_name_must_match_the_task_id_over_http(server: JobServer) -> None:
     """tasks/get's Mcp-Name header mirrors params.taskId: a mismatch is -32020."""
-    engine = ModernServer(server)
+    engine = StatelessServer(server)
     headers = {
         "mcp-protocol-version": "2026-07-28",
         "mcp-method": "tasks/get",
         "mcp-name": "other",
     }
-    reply = await engine.handle(frame("tasks/get", {"taskId": "t1"}), None, headers)
-    assert reply.status == 400 and reply.frame is not None
-    assert reply.frame["error"]["code"] == -32020
+    status, answer = await handle_http(engine, frame("tasks/get", {"taskId": "t1"}), headers)
+    assert status == 400 and answer is not None
+    assert answer["error"]["code"] == -32020

@@ -20,8 +20,8 @@ import msgspec
 
 from generated._runtime.core.codec import convert
 from generated._runtime.core.errors import MCPError
-from generated._runtime.roles.modern_tasks import begin_task
 from generated._runtime.roles.mrtr import ask
+from generated._runtime.roles.stateless_tasks import begin_task
 from generated._runtime.roles.tasks import TaskMode, TaskSupport
 from generated._runtime.roles.taskstore import InMemoryTaskStore
 from generated.v2025_11_25 import Server as LegacyServerBase

@@ -27,12 +27,14 @@ of the generated capability types), checked by dotted path.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Final, Literal, cast
 
 import msgspec
 
-from .errors import LocalProtocolError, UnsupportedVersion
+from .errors import INVALID_PARAMS, LocalProtocolError, RemoteProtocolError, UnsupportedVersion
+from .meta import META_CAPABILITIES, META_VERSION, UNSUPPORTED_PROTOCOL_VERSION
 from .methods import MethodSpec
 
 Sender = Literal["client", "server"]
@@ -112,6 +114,30 @@ TRANSITIONS: Final[Mapping[tuple[Phase, Kind, Sender], Phase]] = {
 
 _TRIGGERS: Final = frozenset(kind for _, kind, _ in TRANSITIONS)
 
+PER_REQUEST: Final[Mapping[Phase, tuple[tuple[str, type[Any]], ...]]] = {
+    # No handshake: each request says in _meta what initialize said once.
+    Phase.STATELESS: ((META_VERSION, str), (META_CAPABILITIES, dict)),
+}
+"""What each phase requires of every received request's ``_meta``: (key, JSON type) rows,
+refused with -32602; where there are rows, the version must also be one the connection
+serves (-32022, naming the supported versions)."""
+
+
+class MetaRefused(RemoteProtocolError):
+    """A request refused by its phase's ``_meta`` rows (before any handler could see it)."""
+
+
+StatedVersion = Callable[[str], "RemoteProtocolError | None"]
+"""A transport's check of a request's ``_meta`` version against what it stated (a header)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    """The versions a connection without a handshake answers, and those its -32022 names."""
+
+    versions: frozenset[str]
+    supported: tuple[str, ...]
+
 
 def initial_phase(methods: Mapping[str, MethodSpec[Any, Any]]) -> Phase:
     """The phase a connection of this method table starts in (with or without a handshake)."""
@@ -121,13 +147,15 @@ def initial_phase(methods: Mapping[str, MethodSpec[Any, Any]]) -> Phase:
 class Lifecycle:
     """The phase of one connection and the version it negotiated."""
 
-    __slots__ = ("_admitted", "phase", "version")
+    __slots__ = ("_admitted", "phase", "served", "version")
 
-    def __init__(self, phase: Phase = Phase.UNMANAGED) -> None:
+    def __init__(self, phase: Phase = Phase.UNMANAGED, served: Served | None = None) -> None:
         self.phase = phase
         self._admitted = ADMITS[phase]
         self.version = ""
         """The negotiated protocol version; "" before negotiation and when stateless."""
+        self.served = served
+        """The versions answered per request (a connection without a handshake)."""
 
     def _enter(self, phase: Phase) -> None:
         self.phase = phase
@@ -144,6 +172,32 @@ class Lifecycle:
             return self.refusal(method, kind, sender)
         if kind in _TRIGGERS:
             self._enter(TRANSITIONS.get((self.phase, kind, sender), self.phase))
+        return None
+
+    def admit_meta(
+        self, meta: object, stated: StatedVersion | None = None
+    ) -> RemoteProtocolError | None:
+        """Check a received request's ``_meta`` against the phase's rows: None, or the error.
+
+        ``stated``: the transport's own check of the version (HTTP's header), run between the
+        rows and the served versions."""
+        rows = PER_REQUEST.get(self.phase)
+        if rows is None:
+            return None
+        found = cast("dict[str, Any]", meta) if isinstance(meta, dict) else None
+        if found is None:
+            return MetaRefused("Invalid params: _meta is required", INVALID_PARAMS)
+        for key, kind in rows:
+            if not isinstance(found.get(key), kind):
+                return MetaRefused(f"Invalid params: _meta needs {key}", INVALID_PARAMS)
+        version = found[META_VERSION]
+        if stated is not None and (mismatch := stated(version)) is not None:
+            return mismatch
+        served = self.served
+        if served is not None and version not in served.versions:
+            supported = list(served.supported)
+            data = {"supported": supported, "requested": version}
+            return MetaRefused("Unsupported protocol version", UNSUPPORTED_PROTOCOL_VERSION, data)
         return None
 
     def refusal(self, method: str, kind: Kind, sender: Sender) -> str:

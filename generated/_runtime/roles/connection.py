@@ -11,32 +11,116 @@ through the one dispatcher in ``dispatch.py``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 import msgspec
 
-from ..core.errors import METHOD_NOT_FOUND, CapabilityError, MCPError
+from ..core.errors import INTERNAL_ERROR, METHOD_NOT_FOUND, CapabilityError, MCPError
 from ..core.events import Notification, Request, RequestId
 from ..core.lifecycle import gate
+from ..core.meta import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION
 from ..core.methods import MethodSpec
 from ..core.tasks import variant
 from ..core.transport import ClosesStreams
 from . import dispatch
+from .dispatch import Builtin, Handler, StartsTasks
 from .peer import Peer, ProgressCallback
 
 if TYPE_CHECKING:
     from ..auth.principal import AccessToken
-    from .tasks import TaskHandle, TaskRunner
 
 P = TypeVar("P")
 R = TypeVar("R")
 F = TypeVar("F", bound=Callable[..., Any])
 
-Handler = Callable[[Any, Any], Awaitable[Any]]
-"""A handler bound to its owner: (params, context) -> result."""
-Builtin = Callable[[Request], Awaitable[Any]]
-"""A request the role answers itself (``ping``, ``initialize``, default ``logging/setLevel``)."""
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+def check_level(level: str) -> None:
+    """Refuse a log level that is not one of ``LOG_LEVELS`` (ValueError)."""
+    if level not in LOG_LEVELS:
+        raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
+
+
+def reaches(level: str, threshold: str) -> bool:
+    """Whether a message at ``level`` is sent to a client that asked for ``threshold``."""
+    return LOG_LEVELS.index(level) >= LOG_LEVELS.index(threshold)
+
+
+class Asks(Protocol):
+    """Where a request's questions to the client go without a handshake (MRTR rounds, a task)."""
+
+    async def ask(self, method: str, params: Any, key: str | None = None) -> Any:
+        """Return the typed answer to one question (or suspend the request until it is given)."""
+        ...
+
+
+class RunsAsTask(Protocol):
+    """The task a request runs as (``tasks.TaskHandle``): its messages name the task."""
+
+    def tag(self, params: Any) -> Any:
+        """``params`` with ``_meta`` naming the task."""
+        ...
+
+    async def progress(
+        self,
+        spec: MethodSpec[Any, None],
+        token: str | int,
+        progress: float,
+        total: float | None,
+        message: str | None,
+    ) -> None:
+        """Report progress of the task (its token outlives the request)."""
+        ...
+
+    async def request(self, method: MethodSpec[Any, R], params: object, timeout: float | None) -> R:
+        """Send a request for the task and return its result."""
+        ...
+
+
+def _object(value: object) -> dict[str, Any]:
+    """``value`` if it is a JSON object (the request's own: not copied), else an empty one."""
+    return cast("dict[str, Any]", value) if type(value) is dict else {}
+
+
+@dataclass(slots=True)
+class RequestFacts:
+    """What a request without a handshake says about itself in ``_meta``, and where its
+    questions to the client go: the per-request facts a handshake would have said once."""
+
+    version: str
+    client_capabilities: dict[str, Any]
+    client_info: dict[str, Any]
+    log_level: str | None
+    """The lowest level the client wants logs at for this request (None: no logs)."""
+    asker: Asks | None = None
+    """Where ``ctx.elicit(...)`` and the like go: the MRTR rounds, or the task once it began."""
+    streaming: bool = True
+    """False once the call became a task: nothing more goes on the request's stream."""
+    begin_task: Callable[[], Awaitable[None]] | None = None
+    """Makes the call a task from here on, when it may become one (``begin_task(ctx)``)."""
+
+    @classmethod
+    def read(cls, meta: object) -> RequestFacts:
+        """The facts of a request's ``_meta`` (the session's ``PER_REQUEST`` rows checked it)."""
+        found = _object(meta)
+        level = found.get(META_LOG_LEVEL)
+        version = found.get(META_VERSION)
+        return cls(
+            version if type(version) is str else "",
+            _object(found.get(META_CAPABILITIES)),
+            _object(found.get(META_CLIENT_INFO)),
+            level if level is not None and level in LOG_LEVELS else None,
+        )
+
+    async def ask(self, method: str, params: Any, key: str | None = None) -> Any:
+        """Ask the client: in an MRTR round, or through the task once there is one."""
+        if self.asker is None:
+            raise MCPError(INTERNAL_ERROR, f"{method}: this request cannot ask the client")
+        return await self.asker.ask(method, params, key)
 
 
 class Default:
@@ -118,12 +202,16 @@ class RequestContext:
         self.connection = connection
         self.incoming = incoming
         """The peer's request being handled (id, method, params, progress token)."""
-        self.task: TaskHandle | None = None
+        self.task: RunsAsTask | None = None
         """The task this request runs as, if it is task-augmented (its messages name the task)."""
+        self.facts: RequestFacts | None = None
+        """What the request says about itself in ``_meta`` (a request without a handshake)."""
 
     @property
     def protocol_version(self) -> str:
-        """The negotiated protocol version."""
+        """The negotiated protocol version (without a handshake: the request's own)."""
+        if self.facts is not None:
+            return self.facts.version
         return self.connection.protocol_version
 
     @property
@@ -139,7 +227,7 @@ class RequestContext:
     ) -> None:
         """Report progress, if the peer asked for it (a no-op otherwise)."""
         token = self.incoming.progress_token
-        if token is None:
+        if token is None or (self.facts is not None and not self.facts.streaming):
             return
         spec = self.connection.methods.get("notifications/progress")
         if spec is not None and spec.params is not None and not _carries_message(spec.params):
@@ -152,7 +240,14 @@ class RequestContext:
     async def request(
         self, method: MethodSpec[P, R], params: P, *, timeout: float | None = None
     ) -> R:
-        """Send a request to the peer within the negotiated capabilities; return its result."""
+        """Send a request to the peer within the negotiated capabilities; return its result.
+
+        Without a handshake there are no requests to the client: the question goes to the
+        request's MRTR rounds (or its task), typed by ``method``'s result all the same.
+        """
+        if self.facts is not None:
+            answer: R = await self.facts.ask(method.method, params)
+            return answer
         if self.task is not None:
             return await self.task.request(method, params, timeout)
         return await self.connection.request(method, params, timeout=timeout)
@@ -175,14 +270,24 @@ class Connection:
         self.peer: Peer
         self.protocol_version = ""
         self.our_capabilities: dict[str, Any] = {}
-        self.their_capabilities: dict[str, Any] = {}
+        self._their_capabilities: dict[str, Any] = {}
         self.methods: Mapping[str, MethodSpec[Any, Any]] = {}
         self.handlers: Mapping[str, Handler] = {}
         self.builtins: dict[str, Builtin] = {"ping": _pong}
         self.fallbacks: dict[str, Builtin] = {}
         """Requests the role answers when the owner does not (``logging/setLevel``)."""
-        self.tasks: TaskRunner | None = None
+        self.tasks: StartsTasks | None = None
         """Runs task-augmented requests and answers ``tasks/*`` when the owner supports tasks."""
+
+    @property
+    def their_capabilities(self) -> dict[str, Any]:
+        """The capabilities the peer declared (at the handshake)."""
+        return self._their_capabilities
+
+    @their_capabilities.setter
+    def their_capabilities(self, value: dict[str, Any]) -> None:
+        """Record what the peer declared."""
+        self._their_capabilities = value
 
     async def close_stream(self, request_id: RequestId, retry_ms: int | None) -> bool:
         """End the connection of request ``request_id``'s stream after what its handler sent,

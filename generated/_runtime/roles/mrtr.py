@@ -1,14 +1,16 @@
 # Copied by mcpgen 0.1.0 from its runtime. Do not edit.
-"""Multi round-trip requests (2026-07-28, ``basic/patterns/mrtr.mdx``) behind an ``await``.
+"""Multi round-trip requests (stateless era, ``basic/patterns/mrtr.mdx``) behind an ``await``.
 
 A handler asks the client for input with ``await ctx.elicit(...)`` (or ``create_message``,
-``list_roots``, or ``ask(ctx, method, params, key=...)``) in every era. In the legacy era that
-is a server->client request. In the modern era there are no such requests: the first time a
-handler asks, ``Rounds.ask`` records the question and raises ``InputRequired``; the server
-answers ``InputRequiredResult`` with every question asked so far (``asyncio.gather`` of several
-asks gives one round with all of them) and a sealed ``requestState`` holding the answers
-already given. The client retries with ``inputResponses``; the handler runs again from the
-start and each ``ask`` now returns its answer at once, until it completes.
+``list_roots``, or ``ask(ctx, method, params, key=...)``) in every era. With a handshake that
+is a server->client request. Without one there are no such requests: ``with_rounds`` wraps the
+unchanged handler of each method whose result may be an ``InputRequiredResult`` (the Go SDK's
+``mcp/mrtr.go`` is the model). The first time a handler asks, ``Rounds.ask`` records the
+question and raises ``InputRequired``; the wrapper answers ``InputRequiredResult`` with every
+question asked so far (``asyncio.gather`` of several asks gives one round with all of them)
+and a sealed ``requestState`` holding the answers already given. The client retries with
+``inputResponses``; the handler runs again from the start and each ``ask`` now returns its
+answer at once, until it completes.
 
 So a handler runs once per round: what it does before its last ask is repeated, as with any
 retried request. State bound to the request (method, name/uri, arguments) and sealed with the
@@ -17,18 +19,18 @@ server's key; tampered, expired or foreign state is -32602.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Final
+from collections.abc import Iterator, Mapping
+from typing import Any, Final, Protocol
 
 import msgspec
 
 from ..core.codec import convert
-from ..core.errors import RoundTripSignal
+from ..core.errors import INVALID_PARAMS, MCPError, RoundTripSignal
 from ..core.sealed import InvalidRequestState, StateSealer, binding
 from ..core.wire import as_object
+from .connection import RequestContext
+from .dispatch import Handler
 
-MRTR_METHODS: Final = frozenset({"tools/call", "prompts/get", "resources/read"})
-"""The requests that may be answered with an ``InputRequiredResult``."""
 INPUT_CAPABILITY: Final = {
     "elicitation/create": "elicitation",
     "sampling/createMessage": "sampling",
@@ -45,7 +47,7 @@ MAX_ANSWERS: Final = 64
 
 
 class InputRequired(RoundTripSignal):
-    """Raised inside a modern-era handler that needs input the client has not given yet."""
+    """Raised inside a stateless handler that needs input the client has not given yet."""
 
 
 class MissingClientCapability(RoundTripSignal):
@@ -74,7 +76,7 @@ def params_json(params: Any) -> Any:
 
 
 class Rounds:
-    """The questions and answers of one modern-era request across its rounds."""
+    """The questions and answers of one stateless request across its rounds."""
 
     def __init__(
         self,
@@ -102,8 +104,6 @@ class Rounds:
 
     def ask(self, method: str, params: Any, key: str | None = None) -> Any:
         """Return the typed answer to one question, or record it and raise ``InputRequired``."""
-        if self.method not in MRTR_METHODS:
-            raise RuntimeError(f"{self.method} may not ask the client for input (MRTR)")
         capability = INPUT_CAPABILITY.get(method)
         if capability is None:
             raise ValueError(f"{method} is not a request a server may put in inputRequests")
@@ -167,20 +167,107 @@ def open_rounds(
     return Rounds(method, bind, answers, client_capabilities, result_types)
 
 
+class RoundsAsker:
+    """A request's MRTR rounds as where its questions go: one not answered yet ends the round."""
+
+    def __init__(self, rounds: Rounds) -> None:
+        self.rounds = rounds
+
+    async def ask(self, method: str, params: Any, key: str | None = None) -> Any:
+        """The answer given in an earlier round, else raise ``InputRequired``."""
+        return self.rounds.ask(method, params, key)
+
+
+def with_rounds(
+    method: str, handler: Handler, sealer: StateSealer, result_types: Mapping[str, Any]
+) -> Handler:
+    """Wrap an unchanged handler of ``method`` in MRTR (after the Go SDK's ``mcp/mrtr.go``).
+
+    The wrapper opens the rounds from the request's sealed state and ``inputResponses``,
+    runs the handler with a context whose questions go to those rounds, and turns the
+    ``InputRequired`` of an unanswered question into the ``InputRequiredResult``.
+    """
+
+    async def rounds(params: Any, ctx: RequestContext) -> Any:
+        facts = ctx.facts
+        if facts is None:  # with a handshake, questions are requests to the client
+            return await handler(params, ctx)
+        caps = facts.client_capabilities
+        typed: _RoundTrip = params
+        if typed.request_state is msgspec.UNSET and typed.input_responses is msgspec.UNSET:
+            opened = Rounds(method, _Lazy(params), {}, caps, result_types)  # the first round
+        else:
+            try:
+                given = as_object(msgspec.to_builtins(params)) or {}
+                opened = open_rounds(method, given, sealer, caps, result_types)
+            except (InvalidRequestState, InvalidInputResponse) as exc:
+                raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
+        if facts.asker is None:
+            facts.asker = RoundsAsker(opened)
+        try:
+            return await handler(params, ctx)
+        except InputRequired:
+            return opened.interim(sealer)
+
+    return rounds
+
+
+class _RoundTrip(Protocol):
+    """The params of a request that may be answered with an ``InputRequiredResult``."""
+
+    @property
+    def request_state(self) -> str | msgspec.UnsetType:
+        """The sealed state of earlier rounds."""
+        ...
+
+    @property
+    def input_responses(self) -> object:
+        """The client's answers to the last round's questions."""
+        ...
+
+
+class _Lazy(Mapping[str, Any]):
+    """Typed params read as JSON only if the rounds need them (to seal a first state)."""
+
+    def __init__(self, params: Any) -> None:
+        self._params = params
+        self._json: dict[str, Any] | None = None
+
+    def _read(self) -> dict[str, Any]:
+        if self._json is None:
+            self._json = as_object(msgspec.to_builtins(self._params)) or {}
+        return self._json
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """No state and no responses without converting; the rest from the JSON."""
+        if key in ("requestState", "inputResponses"):
+            return default
+        return self._read().get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._read()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+
 def request_binding(method: str, params: Mapping[str, Any]) -> str:
     """The binding of a request's state: its method, name/uri and arguments."""
     return binding(method, params.get("name"), params.get("uri"), params.get("arguments"))
 
 
-async def ask(ctx: Any, method: str, params: Any = None, *, key: str | None = None) -> Any:
-    """Ask the client for input in either era: a request (legacy), an MRTR round (modern), or
-    a task's input request (modern, once the call became a task: see ``modern_tasks.py``).
+async def ask(
+    ctx: RequestContext, method: str, params: Any = None, *, key: str | None = None
+) -> Any:
+    """Ask the client for input in either era: a request (with a handshake), an MRTR round
+    (without), or a task's input request (without, once the call became a task: see
+    ``stateless_tasks.py``).
 
     ``key`` names the entry in ``inputRequests`` (default: ``elicitation-1``, ...).
     """
-    from .modern_connection import ModernConnection
-
-    connection = ctx.connection
-    if isinstance(connection, ModernConnection):
-        return await connection.ask(method, params, key)
-    return await ctx.request(connection.methods[method], params)
+    if ctx.facts is not None:
+        return await ctx.facts.ask(method, params, key)
+    return await ctx.request(ctx.connection.methods[method], params)

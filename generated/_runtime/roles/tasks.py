@@ -20,7 +20,7 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import msgspec
 
@@ -29,12 +29,11 @@ from ..core.events import Request
 from ..core.lifecycle import as_json, has_capability
 from ..core.methods import MethodSpec
 from ..core.tasks import RELATED_TASK, TERMINAL, related
+from .connection import Connection
+from .dispatch import Handler
 from .peer import CURRENT_REQUEST
 from .taskstore import InMemoryTaskStore, TaskRecord, TaskStore
 from .taskwork import TaskWork
-
-if TYPE_CHECKING:
-    from .connection import Connection, Handler
 
 R = TypeVar("R")
 TaskMode = Literal["required", "optional", "forbidden"]

@@ -34,22 +34,21 @@ from ...core.errors import MissingDependency
 from ...core.frame_guard import DEFAULT_MAX_DEPTH, frame_problem, shape_problem
 from ...core.sealed import refuse_random_key
 from ...core.wire import Inbound, Malformed, as_id, asks_progress, parse
-from ...roles.modern import modern_engine
+from ...roles.era import faces
 from ...roles.server import ServerBase
 from ...roles.subscriptions import share_bus
 from .eviction import EVICT_IDLE_S, EVICT_UNPROVEN_S, choose_eviction
-from .modern import serve_modern_post, wants_modern
 from .session import (
     DEFAULT_SSE_RETRY_MS,
     DEFAULT_STALL_TIMEOUT_S,
     DEFAULT_STREAM_BYTES,
-    PRIMING_SINCE,
     EventStore,
     HangUp,
     HttpSession,
     MemoryEventStore,
     Stream,
 )
+from .stateless import ToolHeaders, serve_stateless_post, wants_stateless
 
 logger = logging.getLogger(__name__)
 """The HTTP app's log: where the runner listens."""
@@ -180,11 +179,11 @@ class McpHttpApp:
 
     def __init__(self, servers: ServerBase | list[ServerBase], options: HttpOptions | None = None):
         every = servers if isinstance(servers, list) else [servers]
-        self.servers = [s for s in every if "initialize" in s.METHODS]
+        self.stateless, self.servers = faces(every)
         self.options = options or HttpOptions()
         self.sessions: dict[str, HttpSession] = {}
-        self.versions = {s.PROTOCOL_VERSION for s in self.servers}
-        self.modern = modern_engine(every, self.versions)
+        self.versions = frozenset(s.FACTS.version for s in self.servers)
+        self.tool_headers = None if self.stateless is None else ToolHeaders(self.stateless)
         self._sweeper: asyncio.Task[None] | None = None
         self._ending: set[asyncio.Task[None]] = set()
 
@@ -262,10 +261,11 @@ class McpHttpApp:
 
         With a backend shared by other workers, the requestState key must be shared too."""
         backend = self.options.backend
-        if backend.shared:
-            refuse_random_key([getattr(self.modern, "sealer", None)])
-        if backend.bus is not None:
-            share_bus(self.modern, backend.bus)
+        engine = self.stateless
+        if backend.shared and engine is not None:
+            refuse_random_key([engine.sealer])
+        if backend.bus is not None and engine is not None:
+            share_bus(engine, backend.bus)
         await backend.start(self, self._end_all)
 
     async def stop(self) -> None:
@@ -334,8 +334,8 @@ class McpHttpApp:
                 return
             if method == "POST":
                 await self._post(headers, receive, send)
-            elif self.modern is not None and (not self.servers or wants_modern(headers, b"")):
-                raise _Reject(405, f"Method {method} not allowed (2026-07-28: POST only)")
+            elif self._is_stateless(headers, b""):
+                raise _Reject(405, f"Method {method} not allowed (stateless: POST only)")
             elif method == "GET":
                 await self._get(headers, receive, send)
             elif method == "DELETE":
@@ -376,6 +376,12 @@ class McpHttpApp:
         self._ending.add(task)
         task.add_done_callback(self._ending.discard)
 
+    def _is_stateless(self, headers: dict[str, str], body: bytes) -> bool:
+        """Whether a request belongs to the stateless era (``roles/era.py`` decides)."""
+        if self.stateless is None:
+            return False
+        return not self.servers or wants_stateless(headers, body, self.versions)
+
     def _check_version(self, headers: dict[str, str], session: HttpSession | None) -> None:
         version = headers.get("mcp-protocol-version")
         if version is None:
@@ -397,9 +403,16 @@ class McpHttpApp:
             raise _Reject(415, "Unsupported Media Type: Content-Type must be application/json")
         body = await _read_body(receive, self.options.max_body)
         # The frame guard runs in the one parse of either era, after msgspec's own checks.
-        if self.modern is not None and (not self.servers or wants_modern(headers, body)):
-            await serve_modern_post(
-                self.modern, headers, body, receive, send, self.options.max_depth
+        if self._is_stateless(headers, body):
+            assert self.stateless is not None and self.tool_headers is not None
+            await serve_stateless_post(
+                self.stateless,
+                self.tool_headers,
+                headers,
+                body,
+                receive,
+                send,
+                self.options.max_depth,
             )
             return
         # Parsed once, by the session that will take it when there is one: what routing
@@ -443,7 +456,7 @@ class McpHttpApp:
     def _batches(self, version: str | None) -> bool:
         """Whether the revision ``version`` (None: the newest served) accepts batches."""
         version = version or max(self.versions)
-        return any(version == s.PROTOCOL_VERSION and s.SUPPORTS_BATCH for s in self.servers)
+        return any(version == s.FACTS.version and s.FACTS.batch for s in self.servers)
 
     async def _priming(self, session: HttpSession, stream: Stream) -> bytes:
         """The priming event (an id, no data) a POST stream starts with, from 2025-11-25 on.
@@ -451,7 +464,7 @@ class McpHttpApp:
         It gives the client an id to resume from should the stream drop before its first
         message arrives whole (and the reconnection delay, if ``sse_retry_ms`` is set).
         """
-        if self.options.stateless or session.connection.protocol_version < PRIMING_SINCE:
+        if self.options.stateless or not session.connection.server.FACTS.sse_priming:
             return b""
         event_id = await session.store.store(session.id, stream.id, b"")
         return _event(event_id, b"", self.options.sse_retry_ms)

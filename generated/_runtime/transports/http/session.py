@@ -52,9 +52,6 @@ DEFAULT_STALL_TIMEOUT_S: Final = 30.0
 """Seconds a producer waits for a client reading nothing before its stream is cut."""
 DEFAULT_SSE_RETRY_MS: Final = 1000
 """The reconnection delay (SSE ``retry``) sent in priming events and when a stream hangs up."""
-PRIMING_SINCE: Final = "2025-11-25"
-"""The first revision whose clients get a priming event (an id, no data) on each POST stream
-and may be asked to reconnect (SSE polling)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -433,7 +430,7 @@ class HttpSession:
             or stream.done
             or self.legacy
             or not self.resumable
-            or self.protocol_version < PRIMING_SINCE
+            or not self.connection.server.FACTS.sse_priming
         ):
             return False
         event_id = await self.store.store(self.id, stream.id, b"")

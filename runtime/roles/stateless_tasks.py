@@ -1,4 +1,4 @@
-"""The tasks extension of 2026-07-28 (``io.modelcontextprotocol/tasks``, SEP-2663), server side.
+"""The tasks extension without a handshake (``io.modelcontextprotocol/tasks``, SEP-2663).
 
 The server decides: a ``tools/call`` for a task-supporting tool, from a client that declared the
 extension in this request's ``_meta`` capabilities, is answered with a flat ``CreateTaskResult``
@@ -27,8 +27,12 @@ import msgspec
 
 from ..core.codec import convert
 from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
+from ..core.events import Request
+from ..core.lifecycle import as_json
 from ..core.tasks import TERMINAL
 from ..core.wire import as_object
+from .connection import RequestContext, RequestFacts
+from .dispatch import Handler
 from .mrtr import INPUT_CAPABILITY, InvalidInputResponse, MissingClientCapability, params_json
 from .taskstore import TaskRecord
 from .taskwork import TaskWork
@@ -145,8 +149,8 @@ class TaskInput:
             await self.work.move(self.record, "working")
 
 
-class ModernTasks:
-    """The tasks extension of one 2026-07-28 server: its plan per call, and ``tasks/*``."""
+class StatelessTasks:
+    """The tasks extension of one stateless server: its plan per call, and ``tasks/*``."""
 
     def __init__(self, support: Any, result_types: Mapping[str, Any], publish: Publish) -> None:
         self.support = support
@@ -176,7 +180,7 @@ class ModernTasks:
         return "handler" if name in self.support.begins_in_handler else "task"
 
     async def run(
-        self, plan: Plan, method: str, call: Call, connection: Any
+        self, plan: Plan, method: str, call: Call, facts: RequestFacts
     ) -> tuple[dict[str, Any] | None, Any]:
         """Run a call that may become a task: ``(CreateTaskResult, None)`` once its task began
         (the handler goes on in the background), else ``(None, result)``; errors propagate."""
@@ -187,11 +191,11 @@ class ModernTasks:
             if begun.done():
                 return
             record = await self.support.store.create(requestor(), method, None)
-            caps = connection.their_capabilities
-            connection.task = self.inputs[record.task_id] = TaskInput(
+            caps = facts.client_capabilities
+            facts.asker = self.inputs[record.task_id] = TaskInput(
                 self.work, record, caps, self.result_types
             )
-            connection.stop_emitting()
+            facts.streaming = False  # the request is answered: nothing more on its stream
             begun.set_result((record, {"resultType": "task", **self.detailed(record)}))
 
         async def body() -> Any:
@@ -199,7 +203,7 @@ class ModernTasks:
                 await begin()
             return await call()
 
-        connection.begin_task = begin
+        facts.begin_task = begin
         runner = asyncio.get_running_loop().create_task(body())
         try:
             await asyncio.wait({runner, begun}, return_when=asyncio.FIRST_COMPLETED)
@@ -275,10 +279,36 @@ class ModernTasks:
         return {"resultType": "complete"}
 
 
-async def begin_task(ctx: Any) -> None:
-    """Make the rest of this ``tools/call`` a task (2026-07-28 tasks extension): the client gets
-    ``CreateTaskResult`` now and the handler goes on in the background. For a tool named in
+class TaskStarter:
+    """The tasks extension's hook in ``dispatch.py`` for one connection: a call that may
+    become a task runs through ``StatelessTasks.run`` (as ``TaskRunner`` does with a handshake)."""
+
+    def __init__(self, tasks: StatelessTasks, context: Callable[[Request], RequestContext]) -> None:
+        self.tasks = tasks
+        self.context = context
+
+    async def maybe_start(self, request: Request, handler: Handler) -> Any | None:
+        """The ``CreateTaskResult`` (or the result, if no task began); None: run it as usual."""
+        if request.method != "tools/call":
+            return None
+        context = self.context(request)
+        facts = context.facts
+        assert facts is not None
+        plan = self.tasks.plan(request.method, as_json(request.params), facts.client_capabilities)
+        if plan == "sync":
+            return None
+        call: Call = lambda: handler(request.params, context)  # noqa: E731
+        created, result = await self.tasks.run(plan, request.method, call, facts)
+        return created if created is not None else result
+
+    async def close(self) -> None:
+        """Nothing to stop: the tasks belong to the server, not to one connection."""
+
+
+async def begin_task(ctx: RequestContext) -> None:
+    """Make the rest of this ``tools/call`` a task (tasks extension, stateless era): the client
+    gets ``CreateTaskResult`` now and the handler goes on in the background. For a tool named in
     ``TaskSupport.begins_in_handler``, after the MRTR rounds it needs; a no-op elsewhere."""
-    begin = getattr(ctx.connection, "begin_task", None)
-    if begin is not None:
-        await begin()
+    facts = ctx.facts
+    if facts is not None and facts.begin_task is not None:
+        await facts.begin_task()

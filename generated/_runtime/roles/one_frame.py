@@ -1,0 +1,74 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
+"""One frame answered on its own connection: what a transport that carries one request per
+exchange (an HTTP POST without a session) gets back from ``StatelessServer.answer``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from ..core.errors import INVALID_PARAMS
+from ..core.events import Event, ProtocolViolation, Request
+from ..core.lifecycle import MetaRefused
+from ..core.transport import ConnectionClosed, RelatedId
+from ..core.wire import Inbound, Outbound
+
+RequestCheck = Callable[[Request], Awaitable[None]]
+"""A transport's check of one admitted request before its handler (raises ``MCPError``)."""
+Emit = Callable[[Outbound], Awaitable[None]]
+"""Writes one message that belongs to the request being answered, before its response."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The answer to one frame: the response (None: none is due), and how it was reached."""
+
+    response: Outbound | None
+    request: bool
+    """Whether the frame was a request admitted to its handler (False: refused before one,
+    a notification, or a response)."""
+    refused: bool
+    """Whether the session refused the frame (framing, method table, ``_meta`` rows)."""
+
+
+def refused(events: list[Event]) -> bool:
+    """Whether the session refused the frame as such (not merely its params' types)."""
+    return any(
+        type(event) is ProtocolViolation
+        and (event.error.code != INVALID_PARAMS or isinstance(event.error, MetaRefused))
+        for event in events
+    )
+
+
+class OneFrame:
+    """The transport of one frame: writes before the response go to ``emit``."""
+
+    def __init__(self, emit: Emit | None) -> None:
+        self._emit = emit
+        self.response: Outbound | None = None
+        self.answered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    async def read(self) -> bytes | Inbound | None:
+        """Nothing more is read: the one frame is fed."""
+        return None
+
+    async def write(self, message: Outbound, related: RelatedId = None) -> None:
+        """Keep the response; hand anything else to ``emit``."""
+        if message.kind == "response":
+            if self.response is None:
+                self.response = message
+            if not self.answered.done():
+                self.answered.set_result(None)
+            return
+        if self.answered.done():
+            raise ConnectionClosed("the request is answered")
+        if self._emit is not None:
+            await self._emit(message)
+
+    def negotiated(self, version: str) -> None:
+        """No version is negotiated without a handshake."""
+
+    async def close(self) -> None:
+        """Nothing to close."""

@@ -1,0 +1,481 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
+"""The server without a handshake: every request accepted or refused on its own.
+
+``StatelessServer`` is what every request of one generated stateless ``Server`` shares (its
+capabilities, the key that seals MRTR state, the listen bus, cache defaults, the tasks
+extension); ``StatelessConnection`` is a ``Connection`` like the handshake one, driven by the
+same ``Peer`` over any transport: stdio hands it lines, HTTP one POST body (``answer``).
+
+A request's route: the session decodes it in one pass (``core/reader.py``) and its lifecycle,
+in the ``STATELESS`` phase, checks the ``_meta`` rows (``PER_REQUEST``: version and client
+capabilities present, -32602; the version served, -32022); ``dispatch.py`` finds its handler
+(``server/discover`` and ``subscriptions/listen`` are builtins, the tasks extension hooks in
+as ``conn.tasks``); a handler whose result may be an ``InputRequiredResult`` is wrapped in its
+MRTR rounds (``mrtr.with_rounds``). Per-request facts (version, client capabilities, log
+level, client info) live on the handler's context (``ctx.facts``). Results get
+``resultType``, ``_meta["io.modelcontextprotocol/serverInfo"]`` and, on cacheable methods,
+``ttlMs``/``cacheScope`` (server defaults, overridable per handler with ``@cache_hints``).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar
+from typing import Any, Final, Literal, TypeVar, cast
+
+import msgspec
+
+from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
+from ..core.events import Request
+from ..core.frame_guard import DEFAULT_MAX_DEPTH
+from ..core.lifecycle import Phase, Served, StatedVersion, as_json
+from ..core.meta import META_SERVER_INFO, MISSING_CLIENT_CAPABILITY
+from ..core.methods import MethodSpec
+from ..core.sealed import InvalidRequestState, StateSealer
+from ..core.session import Session
+from ..core.transport import Transport
+from ..core.wire import Inbound, as_object, meta_of
+from .connection import (
+    DEFAULT,
+    Default,
+    RequestFacts,
+    check_level,
+    implemented_capabilities,
+    implemented_handlers,
+    reaches,
+)
+from .definition import ServerContext, ServerDefinition, ServerSide
+from .dispatch import Handler, dispatch_request
+from .mrtr import InvalidInputResponse, MissingClientCapability, with_rounds
+from .one_frame import Emit, OneFrame, Reply, RequestCheck, refused
+from .peer import Peer, ProgressCallback
+from .stateless_tasks import (
+    EXTENSION,
+    STATUS_NOTIFICATION,
+    StatelessTasks,
+    TaskStarter,
+    declares_extension,
+    missing_extension,
+)
+from .subscriptions import (
+    PROMPTS_CHANGED,
+    RESOURCE_UPDATED,
+    RESOURCES_CHANGED,
+    TOOLS_CHANGED,
+    Filter,
+    FilterError,
+    Listeners,
+    supported_filters,
+)
+from .taskstore import TaskRecord
+
+CACHEABLE: Final = frozenset(
+    {
+        "server/discover",
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+    }
+)
+_CHANGES: Final = frozenset({TOOLS_CHANGED, PROMPTS_CHANGED, RESOURCES_CHANGED, RESOURCE_UPDATED})
+MAX_IDLE: Final = 64
+"""Most idle connections ``answer`` keeps for reuse (per frame depth limit)."""
+DISCOVER: Final = "server/discover"
+LISTEN: Final = "subscriptions/listen"
+
+CacheScope = Literal["public", "private"]
+F = TypeVar("F", bound=Callable[..., Any])
+P = TypeVar("P")
+R = TypeVar("R")
+
+
+def cache_hints(ttl_ms: int | None = None, scope: CacheScope | None = None) -> Callable[[F], F]:
+    """Give one handler its own ``ttlMs``/``cacheScope`` defaults (a result's own values win)."""
+
+    def mark(handler: F) -> F:
+        handler.__mcpgen_cache__ = (ttl_ms, scope)  # type: ignore[attr-defined]
+        return handler
+
+    return mark
+
+
+def _extension_row(method: str, kind: Literal["request", "notification"]) -> MethodSpec[Any, Any]:
+    """A method of the tasks extension (not in the revision's table): JSON object params."""
+    direction: Literal["client", "server"] = "client" if kind == "request" else "server"
+    result = dict[str, Any] if kind == "request" else None
+    return MethodSpec(method, kind, direction, dict, dict[str, Any], True, result)
+
+
+class StatelessServer:
+    """What every request of one stateless ``Server`` shares; ``connect`` serves a transport."""
+
+    def __init__(
+        self,
+        server: ServerDefinition,
+        *,
+        handshake_versions: Iterable[str] = (),
+        sealer: StateSealer | None = None,
+        listeners: Listeners | None = None,
+        cache_ttl_ms: int = 0,
+        cache_scope: CacheScope = "private",
+    ) -> None:
+        self.server = server
+        self.version = server.FACTS.version
+        self.sealer = sealer or StateSealer()
+        self.listeners = listeners or Listeners()
+        self.cache_ttl_ms = cache_ttl_ms
+        self.cache_scope: CacheScope = cache_scope
+        self.capabilities = self._capabilities()
+        self.filters = supported_filters(self.capabilities)
+        self.result_types: dict[str, Any] = {
+            m: spec.result for m, spec in server.METHODS.items() if spec.direction == "server"
+        }
+        self.served = Served(frozenset({self.version}), (self.version,))
+        self.serve_handshake_versions(handshake_versions)
+        self._idle: dict[int, list[StatelessConnection]] = {}
+        """Connections whose one frame is answered, for the next ``answer`` (fewer objects)."""
+        self.tool_changes: list[Callable[[], None]] = []
+        """Called when the tool list changes (the HTTP layer forgets its tool headers)."""
+        methods: dict[str, MethodSpec[Any, Any]] = dict(server.METHODS)
+        support = server.task_support
+        self.tasks: StatelessTasks | None = None
+        if support is not None:
+            self.tasks = StatelessTasks(support, self.result_types, self._task)
+            self.capabilities.setdefault("extensions", {})[EXTENSION] = {}
+            self.filters |= {"taskIds"}
+            for method in self.tasks.methods:
+                methods[method] = _extension_row(method, "request")
+            methods[STATUS_NOTIFICATION] = _extension_row(STATUS_NOTIFICATION, "notification")
+        self.methods: Mapping[str, MethodSpec[Any, Any]] = methods
+        self.handlers = self._handlers()
+        self.hints: dict[str, tuple[int | None, CacheScope | None]] = {
+            m: getattr(h, "__mcpgen_cache__", (None, None))
+            for m, h in implemented_handlers(server, server.ROUTES).items()
+        }
+
+    @classmethod
+    def of(
+        cls, server: ServerDefinition, handshake_versions: Iterable[str] = ()
+    ) -> StatelessServer:
+        """The face of ``server``, made on first use: HTTP, stdio and the publish API share it."""
+        face = _FACES.get(server)
+        if face is None:
+            face = _FACES[server] = cls(server)
+        face.serve_handshake_versions(handshake_versions)
+        return face
+
+    def serve_handshake_versions(self, versions: Iterable[str]) -> None:
+        """Name these handshake versions as supported too (one process serving both eras)."""
+        known = set(self.served.supported[1:]) | set(versions)
+        supported = (self.version, *sorted(known, reverse=True))
+        self.served = Served(self.served.versions, supported)
+
+    def _capabilities(self) -> dict[str, Any]:
+        server = self.server
+        caps = implemented_capabilities(server, server.ROUTES, server.METHODS)
+        for top in server.list_changed:
+            if top in caps:
+                caps[top]["listChanged"] = True
+        if getattr(server, "resource_subscriptions", False) and "resources" in caps:
+            caps["resources"]["subscribe"] = True
+        if server.logging:
+            caps["logging"] = {}
+        return caps
+
+    def _handlers(self) -> dict[str, Handler]:
+        """The overridden handlers, those that may ask the client wrapped in their rounds."""
+        handlers = implemented_handlers(self.server, self.server.ROUTES)
+        for method, handler in handlers.items():
+            if self.server.METHODS[method].input_required:
+                handlers[method] = with_rounds(method, handler, self.sealer, self.result_types)
+        return handlers
+
+    def server_info(self) -> dict[str, Any]:
+        """The ``serverInfo`` put in every result's ``_meta``."""
+        return self.server.server_info()
+
+    def discover(self) -> dict[str, Any]:
+        """The ``server/discover`` result (before ``complete``)."""
+        result: dict[str, Any] = {
+            "supportedVersions": list(self.served.supported),
+            "capabilities": self.capabilities,
+        }
+        if self.server.instructions:
+            result["instructions"] = self.server.instructions
+        return result
+
+    def complete(self, method: str, result: Any) -> dict[str, Any]:
+        """A handler's result as sent: ``resultType``, serverInfo, cache hints, sorted tools."""
+        out = as_object(msgspec.to_builtins(result))
+        if out is None:
+            raise MCPError(INTERNAL_ERROR, "the handler returned no result object")
+        out.setdefault("resultType", "complete")
+        meta = as_object(out.get("_meta"))  # out is to_builtins' fresh copy: change in place
+        if meta is None:
+            meta = out["_meta"] = {}
+        meta.setdefault(META_SERVER_INFO, self.server_info())
+        if method in CACHEABLE and out["resultType"] == "complete":
+            ttl, scope = self.hints.get(method, (None, None))
+            out.setdefault("ttlMs", self.cache_ttl_ms if ttl is None else ttl)
+            out.setdefault("cacheScope", scope or self.cache_scope)
+        if method == "tools/list" and "nextCursor" not in out:
+            tools = _objects(out.get("tools"))
+            if tools is not None:
+                out["tools"] = sorted(tools, key=lambda tool: str(tool.get("name", "")))
+        return out
+
+    # -- publishing ---------------------------------------------------------------------------
+
+    async def publish(self, method: str, uri: str | None = None) -> None:
+        """Publish a change to every listener (and tell ``tool_changes`` of tool changes)."""
+        if method == TOOLS_CHANGED:
+            for forget in self.tool_changes:
+                forget()
+        if method == RESOURCE_UPDATED and uri is not None:
+            await self.listeners.notify_resource_updated(uri)
+        elif method == TOOLS_CHANGED:
+            await self.listeners.notify_tools_changed()
+        elif method == PROMPTS_CHANGED:
+            await self.listeners.notify_prompts_changed()
+        elif method == RESOURCES_CHANGED:
+            await self.listeners.notify_resources_changed()
+
+    async def notify_tools_changed(self) -> None:
+        """Tell every listener that opted in that the tool list changed."""
+        await self.publish(TOOLS_CHANGED)
+
+    async def notify_prompts_changed(self) -> None:
+        """Tell every listener that opted in that the prompt list changed."""
+        await self.publish(PROMPTS_CHANGED)
+
+    async def notify_resources_changed(self) -> None:
+        """Tell every listener that opted in that the resource list changed."""
+        await self.publish(RESOURCES_CHANGED)
+
+    async def notify_resource_updated(self, uri: str) -> None:
+        """Tell every listener subscribed to ``uri`` that it changed."""
+        await self.publish(RESOURCE_UPDATED, uri)
+
+    async def _task(self, record: TaskRecord, params: dict[str, Any]) -> None:
+        """Publish a task's new state to the listen streams that asked for it."""
+        await self.listeners.notify_task(record.task_id, params)
+
+    # -- serving ------------------------------------------------------------------------------
+
+    def connect(
+        self,
+        transport: Transport,
+        *,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        stated: StatedVersion | None = None,
+        check: RequestCheck | None = None,
+    ) -> StatelessConnection:
+        """A connection serving ``transport`` (``run()`` it, or ``feed`` it frames)."""
+        return StatelessConnection(self, transport, max_depth, stated, check)
+
+    async def answer(
+        self,
+        frame: bytes | Inbound,
+        emit: Emit | None = None,
+        *,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        stated: StatedVersion | None = None,
+        check: RequestCheck | None = None,
+    ) -> Reply:
+        """Answer one frame (one HTTP POST): its response and how it was reached.
+
+        ``emit`` writes what the handler sends before the response (progress, logs, a listen
+        stream); ``stated`` and ``check`` are the transport's own checks (HTTP headers).
+        Cancelling the call cancels the handler.
+        """
+        transport = OneFrame(emit)
+        idle = self._idle.get(max_depth)
+        if idle:
+            connection = idle.pop()
+            connection.take(transport, stated, check)
+        else:
+            connection = self.connect(transport, max_depth=max_depth, stated=stated, check=check)
+        try:
+            events = await connection.peer.feed(frame)
+            asked = any(type(event) is Request for event in events)
+            if asked:
+                await transport.answered
+            await connection.peer.flush()
+        except BaseException:
+            await connection.peer.close()
+            raise
+        if connection.peer.idle and len(idle or ()) < MAX_IDLE:
+            self._idle.setdefault(max_depth, []).append(connection)  # reused by the next one
+        else:
+            await connection.peer.close()
+        return Reply(transport.response, asked, refused(events))
+
+
+class StatelessConnection(ServerSide):
+    """One transport serving a stateless ``Server``: each request on its own."""
+
+    def __init__(
+        self,
+        face: StatelessServer,
+        transport: Transport,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        stated: StatedVersion | None = None,
+        check: RequestCheck | None = None,
+    ) -> None:
+        super().__init__()
+        self.face = face
+        self.server = face.server
+        self.protocol_version = face.version
+        self.methods = face.methods
+        self.our_capabilities = face.capabilities
+        self.handlers = face.handlers
+        self.builtins = {DISCOVER: self._discover, LISTEN: self._listen}
+        self._check = check
+        if face.tasks is not None:
+            self.tasks = TaskStarter(face.tasks, self.context)
+            for method in face.tasks.methods:
+                self.builtins[method] = self._task_request
+        session = Session(
+            face.methods,
+            role="server",
+            phase=Phase.STATELESS,
+            tolerant=face.server.tolerant,
+            max_depth=max_depth,
+            served=face.served,
+        )
+        session.stated = stated
+        self.peer = Peer(session, transport, self._on_request, self._on_notification)
+
+    @property
+    def their_capabilities(self) -> dict[str, Any]:
+        """The client's capabilities, as the request being handled declares them."""
+        facts = _FACTS.get()
+        return {} if facts is None else facts.client_capabilities
+
+    @their_capabilities.setter
+    def their_capabilities(self, value: dict[str, Any]) -> None:
+        """Nothing is declared once per connection without a handshake."""
+
+    def take(
+        self, transport: Transport, stated: StatedVersion | None, check: RequestCheck | None
+    ) -> None:
+        """Serve another transport from now on (an idle connection reused by ``answer``)."""
+        self.peer.transport = transport
+        self.peer.session.stated = stated
+        self._check = check
+
+    async def run(self) -> None:
+        """Serve until the transport closes."""
+        try:
+            await self.peer.run()
+        finally:
+            await self.peer.close()
+
+    def context(self, request: Request) -> ServerContext:
+        """The revision's context for ``request``, with the facts its ``_meta`` states."""
+        context = self.server.CONTEXT(self, request)
+        context.facts = facts = RequestFacts.read(meta_of(request.params))
+        _FACTS.set(facts)  # the handler's own task (and what it starts): see ``request``
+        return context
+
+    async def _on_request(self, request: Request) -> Any:
+        """Dispatch one admitted request; a result is completed, a round-trip signal an error."""
+        if self._check is not None:
+            await self._check(request)
+        try:
+            result = await dispatch_request(self, request)
+        except MissingClientCapability as exc:
+            raise MCPError(MISSING_CLIENT_CAPABILITY, str(exc), exc.data) from None
+        except (InvalidInputResponse, InvalidRequestState) as exc:
+            raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
+        return self.face.complete(request.method, result)
+
+    async def on_notification(self, method: str, params: Any) -> None:
+        """Client notifications carry nothing a stateless server acts on (cancellation is
+        the session's)."""
+
+    async def request(
+        self,
+        method: MethodSpec[P, R],
+        params: P,
+        *,
+        timeout: float | Default | None = DEFAULT,
+        progress: ProgressCallback[Any] | None = None,
+    ) -> R:
+        """No requests to the client without a handshake: the question goes to the rounds (or
+        the task) of the request being handled (a context that sends through the connection,
+        as the revision bridge's does)."""
+        facts = _FACTS.get()
+        if facts is None:
+            raise MCPError(INTERNAL_ERROR, f"{method.method}: this request cannot ask the client")
+        answer: R = await facts.ask(method.method, params)
+        return answer
+
+    async def notify(self, method: MethodSpec[P, None], params: P, *, related: bool = True) -> None:
+        """Change notifications go to the listeners; others to the request's stream."""
+        name = method.method
+        if name in _CHANGES:
+            uri = as_json(params).get("uri")
+            await self.face.publish(name, uri if isinstance(uri, str) else None)
+            return
+        await self.peer.notify(name, params)
+
+    async def log(
+        self, level: str, data: Any, logger: str | None = None, facts: RequestFacts | None = None
+    ) -> None:
+        """Send ``notifications/message`` only if the request asked for logs at this level."""
+        check_level(level)
+        if facts is None or facts.log_level is None or not facts.streaming:
+            return
+        if not reaches(level, facts.log_level):
+            return
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger is not None:
+            params["logger"] = logger
+        await self.peer.notify("notifications/message", params)
+
+    # -- builtins -------------------------------------------------------------------------------
+
+    async def _discover(self, request: Request) -> dict[str, Any]:
+        return self.face.discover()
+
+    async def _listen(self, request: Request) -> dict[str, Any]:
+        params = as_json(request.params)
+        try:
+            wanted = Filter.parse(params.get("notifications"))
+        except FilterError as exc:
+            raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
+        tasks = self.face.tasks
+        if wanted.task_ids and tasks is not None:
+            facts = RequestFacts.read(meta_of(request.params))
+            if not declares_extension(facts.client_capabilities):
+                raise missing_extension()
+            wanted = wanted.only_tasks(await tasks.owned(list(wanted.task_order)))
+
+        async def send(method: str, body: dict[str, Any]) -> None:
+            await self.peer.notify(method, body)
+
+        return await self.face.listeners.listen(request.id, wanted, self.face.filters, send)
+
+    async def _task_request(self, request: Request) -> dict[str, Any]:
+        """``tasks/get``, ``tasks/update``, ``tasks/cancel`` (the tasks extension)."""
+        assert self.face.tasks is not None
+        facts = RequestFacts.read(meta_of(request.params))
+        params = as_json(request.params)
+        return await self.face.tasks.answer(request.method, params, facts.client_capabilities)
+
+
+_FACTS: ContextVar[RequestFacts | None] = ContextVar("mcpgen_request_facts", default=None)
+"""The facts of the stateless request whose handler runs in this context."""
+_FACES: weakref.WeakKeyDictionary[ServerDefinition, StatelessServer] = weakref.WeakKeyDictionary()
+
+
+def _objects(value: object) -> list[dict[str, Any]] | None:
+    """``value`` as a list of JSON objects (other items dropped), if it is a list."""
+    if not isinstance(value, list):
+        return None
+    items = cast("list[object]", value)
+    return [o for o in map(as_object, items) if o is not None]

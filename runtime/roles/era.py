@@ -1,0 +1,181 @@
+"""The one place that decides the era of a request: with a handshake (a session) or without.
+
+``is_stateless`` is the rule for stdio and HTTP alike (``basic/versioning.mdx``): a version the
+transport states (HTTP's ``MCP-Protocol-Version`` header) decides first; then an open session
+(HTTP's session id) keeps the request in it; then a ``_meta`` version that no handshake server
+answers makes it stateless; else the transport's default. ``serve`` runs one stream (stdio,
+memory) for the servers of a process: ``initialize`` opens the handshake session of the
+stream, a request with a stateless ``_meta`` version goes to the stateless connection, before
+and after ``initialize``; before it, every request does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterable, Sequence
+from typing import TypeVar
+
+import msgspec
+
+from ..core.meta import META_VERSION
+from ..core.transport import ConnectionClosed, RelatedId, Transport
+from ..core.wire import Inbound, Outbound, as_id
+from .definition import ServerDefinition
+from .handshake import ServerConnection
+from .peer import Peer
+from .stateless import StatelessConnection, StatelessServer
+
+S = TypeVar("S", bound=ServerDefinition)
+
+
+def is_stateless(
+    stated: str | None,
+    meta_version: object,
+    handshake_versions: Iterable[str],
+    *,
+    in_session: bool,
+    otherwise: bool,
+) -> bool:
+    """Whether a request belongs to the stateless era (see the module docstring)."""
+    if stated is not None:
+        return stated.strip() not in handshake_versions
+    if in_session:
+        return False
+    if isinstance(meta_version, str):
+        return meta_version not in handshake_versions
+    return otherwise
+
+
+def faces(servers: Sequence[S]) -> tuple[StatelessServer | None, list[S]]:
+    """The stateless face among ``servers`` (None: all have a handshake) and the handshake ones."""
+    handshake = [s for s in servers if s.FACTS.handshake]
+    stateless = next((s for s in servers if not s.FACTS.handshake), None)
+    if stateless is None:
+        return None, handshake
+    return StatelessServer.of(stateless, [s.FACTS.version for s in handshake]), handshake
+
+
+async def serve(transport: Transport, servers: Sequence[ServerDefinition]) -> None:
+    """Serve one stream until it closes, in the era each request belongs to."""
+    face, handshake = faces(servers)
+    if face is None:
+        await ServerConnection(handshake, transport).run()
+    elif not handshake:
+        await face.connect(transport).run()
+    else:
+        await _Stream(transport, face, handshake).run()
+
+
+class _Meta(msgspec.Struct):
+    version: object = msgspec.field(default=None, name=META_VERSION)
+
+
+class _Params(msgspec.Struct):
+    meta: _Meta | None = msgspec.field(default=None, name="_meta")
+    request_id: object = msgspec.field(default=None, name="requestId")
+
+
+class Probe(msgspec.Struct):
+    """What the era of a frame depends on: its method, ``_meta`` version, cancelled id."""
+
+    method: object = None
+    params: _Params | None = None
+
+    @property
+    def meta_version(self) -> object:
+        """The ``_meta`` protocol version (None where there is none)."""
+        params = self.params
+        return None if params is None or params.meta is None else params.meta.version
+
+
+_PROBE = msgspec.json.Decoder(Probe)
+
+
+def probe(frame: bytes) -> Probe:
+    """Read what the era of ``frame`` depends on (nothing, where it is no such message)."""
+    try:
+        return _PROBE.decode(frame)
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError):
+        return Probe()  # not a message the probe reads: the session will say what is wrong
+
+
+class _Inner:
+    """A connection's share of the stream: frames the router hands it, writes to the stream."""
+
+    def __init__(self, outer: Transport) -> None:
+        self.inbox: asyncio.Queue[bytes | Inbound | None] = asyncio.Queue()
+        self._outer = outer
+        self._closed = False
+
+    async def read(self) -> bytes | Inbound | None:
+        """The next frame routed here (None: the stream ended)."""
+        return await self.inbox.get()
+
+    async def write(self, message: Outbound, related: RelatedId = None) -> None:
+        """Write to the stream."""
+        if self._closed:
+            raise ConnectionClosed("this connection of the stream is closed")
+        await self._outer.write(message, related)
+
+    def negotiated(self, version: str) -> None:
+        """Pass the negotiated version on to the stream's transport."""
+        self._outer.negotiated(version)
+
+    async def close(self) -> None:
+        """End this connection; the stream stays open for the other."""
+        self._closed = True
+
+
+class _Stream:
+    """One stream serving both eras: each frame goes to the connection of its era."""
+
+    def __init__(
+        self, transport: Transport, face: StatelessServer, handshake: list[ServerDefinition]
+    ) -> None:
+        self.transport = transport
+        self.handshake = handshake
+        self.versions = frozenset(s.FACTS.version for s in handshake)
+        self.stateless: StatelessConnection = face.connect(_Inner(transport))
+        self.inner: _Inner | None = None
+        self.session: asyncio.Task[None] | None = None
+
+    def _is_stateless(self, frame: bytes) -> bool:
+        found = probe(frame)
+        params = found.params
+        meta = found.meta_version
+        opened = self.inner is not None
+        if (
+            opened
+            and found.method == "notifications/cancelled"
+            and params is not None
+            and as_id(params.request_id) in self.stateless.peer.session.requests_in_flight
+        ):
+            return True
+        default = not opened and found.method != "initialize"
+        return is_stateless(None, meta, self.versions, in_session=False, otherwise=default)
+
+    async def run(self) -> None:
+        """Route until the stream closes; then end both connections."""
+        peer = self.stateless.peer
+        try:
+            while (frame := await self.transport.read()) is not None:
+                if isinstance(frame, Inbound) or self._is_stateless(frame):
+                    await peer.feed(frame)
+                    await peer.flush()
+                    continue
+                if self.inner is None:
+                    self.inner = _Inner(self.transport)
+                    connection = ServerConnection(self.handshake, self.inner)
+                    self.session = asyncio.create_task(connection.run())
+                self.inner.inbox.put_nowait(frame)
+        finally:
+            await self._end(peer)
+
+    async def _end(self, peer: Peer) -> None:
+        await peer.close()
+        if self.inner is not None:
+            self.inner.inbox.put_nowait(None)
+        if self.session is not None:
+            with contextlib.suppress(Exception):
+                await self.session

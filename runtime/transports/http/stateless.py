@@ -1,0 +1,225 @@
+"""Streamable HTTP without a handshake: one POST, one request, no session (``streamable-http.mdx``).
+
+``serve_stateless_post`` hands the body of a POST the app routed to the stateless era to the
+server's ``StatelessServer`` (``roles/stateless.py``), the same connection stdio drives, with
+this layer's own checks: ``MCP-Protocol-Version`` must equal the ``_meta`` version (-32020,
+checked by the session between its ``_meta`` rows and the served versions), and
+``Mcp-Method`` / ``Mcp-Name`` / ``Mcp-Param-*`` must match the body (-32020, before the
+handler; the tools' ``x-mcp-header`` annotations come from the server's own ``tools/list``,
+cached until the tool list changes). The answer is one JSON body with the status its outcome
+calls for (400 refused, 404 no such method, 202 a notification, 200), unless the handler sends
+notifications first (progress, logs, a listen stream): then it becomes an SSE stream and the
+response ends it. The client closing the stream cancels the request. GET and DELETE do not
+exist here (405).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from typing import Any, Final, cast
+
+import msgspec
+
+from ...core.errors import METHOD_NOT_FOUND, MCPError, RemoteProtocolError
+from ...core.events import Request
+from ...core.frame_guard import DEFAULT_MAX_DEPTH
+from ...core.lifecycle import as_json
+from ...core.meta import HEADER_MISMATCH, STATELESS_ERRORS
+from ...core.wire import Outbound, as_object, meta_of
+from ...roles.era import is_stateless, probe
+from ...roles.one_frame import Reply
+from ...roles.stateless import StatelessServer
+from .headers import HeaderError, InvalidToolHeaders, ParamHeader, check_request, param_headers
+
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+def wants_stateless(
+    headers: Mapping[str, str], body: bytes, handshake_versions: frozenset[str]
+) -> bool:
+    """Whether a POST (or GET, DELETE: no body) belongs to the stateless era (``era.py``)."""
+    stated = headers.get("mcp-protocol-version")
+    meta: object = None
+    if stated is None and "mcp-session-id" not in headers and body:
+        meta = probe(body).meta_version
+    return is_stateless(
+        stated,
+        meta,
+        handshake_versions,
+        in_session="mcp-session-id" in headers,
+        otherwise=False,
+    )
+
+
+class ToolHeaders:
+    """The tools' ``Mcp-Param-*`` headers of one server, learnt from its own ``tools/list``."""
+
+    def __init__(self, face: StatelessServer) -> None:
+        self.face = face
+        self._table: dict[str, tuple[ParamHeader, ...]] | None = None
+        face.tool_changes.append(self.forget)
+
+    def forget(self) -> None:
+        """The tool list changed: learn it again when next needed."""
+        self._table = None
+
+    async def of(self, request: Request, name: object) -> tuple[ParamHeader, ...]:
+        """The headers a ``tools/call`` of tool ``name`` must carry (none for other methods)."""
+        if request.method != "tools/call":
+            return ()
+        if self._table is None:
+            self._table = await self._load(request)
+        return self._table.get(name, ()) if isinstance(name, str) else ()
+
+    async def _load(self, request: Request) -> dict[str, tuple[ParamHeader, ...]]:
+        """Ask the server's own ``tools/list`` (with the request's ``_meta``) once."""
+        meta = meta_of(request.params)
+        frame = msgspec.json.encode(
+            {"jsonrpc": "2.0", "id": 0, "method": "tools/list", "params": {"_meta": meta}}
+        )
+        reply = await self.face.answer(frame)
+        if reply.response is None:
+            return {}
+        answer = as_object(msgspec.json.decode(reply.response.data))
+        result = None if answer is None else as_object(answer.get("result"))
+        tools: object = None if result is None else result.get("tools")
+        listed = cast("list[object]", tools) if isinstance(tools, list) else []
+        table: dict[str, tuple[ParamHeader, ...]] = {}
+        for tool in listed:
+            found = as_object(tool)
+            name = None if found is None else found.get("name")
+            if found is None or not isinstance(name, str):
+                continue
+            try:
+                params = param_headers(found.get("inputSchema"))
+            except InvalidToolHeaders:
+                params = ()
+            if params:
+                table[name] = params
+        return table
+
+
+async def serve_stateless_post(
+    face: StatelessServer,
+    tool_headers: ToolHeaders,
+    headers: Mapping[str, str],
+    body: bytes,
+    receive: Receive,
+    send: Send,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> None:
+    """Answer one stateless POST (JSON, or SSE once the handler sends a notification)."""
+    started = False
+    lock = asyncio.Lock()
+
+    async def emit(message: Outbound) -> None:
+        nonlocal started
+        async with lock:
+            if not started:
+                started = True
+                await send({"type": "http.response.start", "status": 200, "headers": _SSE})
+            body = _event(message.data)
+            await send({"type": "http.response.body", "body": body, "more_body": True})
+
+    def stated(version: str) -> RemoteProtocolError | None:
+        header = headers.get("mcp-protocol-version")
+        if header is None:
+            return RemoteProtocolError(
+                "Header mismatch: MCP-Protocol-Version missing", HEADER_MISMATCH
+            )
+        if header.strip() != version:
+            return RemoteProtocolError(
+                f"Header mismatch: MCP-Protocol-Version {header.strip()!r} does not match "
+                f"_meta {version!r}",
+                HEADER_MISMATCH,
+            )
+        return None
+
+    async def check(request: Request) -> None:
+        try:
+            params = as_json(request.params)
+            tools = await tool_headers.of(request, params.get("name"))
+            check_request(headers, request.method, params, tools)
+        except HeaderError as exc:
+            raise MCPError(exc.code, str(exc)) from None
+
+    answer = face.answer(body, emit, max_depth=max_depth, stated=stated, check=check)
+    work = asyncio.ensure_future(answer)
+    gone = asyncio.ensure_future(_wait_disconnect(receive))
+    try:
+        await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+    if not work.done():  # the client closed the stream: that cancels the request
+        work.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await work
+        return
+    reply: Reply = work.result()
+    async with lock:
+        if not started:
+            await _raw(send, status_of(reply), reply.response)
+            return
+        last = _event(reply.response.data) if reply.response is not None else b""
+        with contextlib.suppress(Exception):
+            await send({"type": "http.response.body", "body": last})
+
+
+class _Error(msgspec.Struct):
+    code: int
+
+
+class _ErrorResponse(msgspec.Struct):
+    error: _Error | None = None
+
+
+_ERROR: Final = msgspec.json.Decoder(_ErrorResponse)
+
+
+def status_of(reply: Reply) -> int:
+    """The HTTP status of an answer: 400 for what is refused before a handler and for the
+    errors only a stateless server sends, 404 for no such method, 202 for a notification."""
+    if reply.response is None:
+        return 400 if reply.refused else 202
+    data = reply.response.data
+    if b'"error"' not in data:
+        return 200
+    try:
+        error = _ERROR.decode(data).error
+    except msgspec.ValidationError:
+        return 200
+    if error is None:
+        return 200
+    if error.code == METHOD_NOT_FOUND:
+        return 404
+    if error.code in STATELESS_ERRORS or reply.refused:
+        return 400
+    return 200
+
+
+_SSE: Final = [
+    (b"content-type", b"text/event-stream"),
+    (b"cache-control", b"no-cache"),
+    (b"x-accel-buffering", b"no"),
+]
+
+
+def _event(data: bytes) -> bytes:
+    return b"event: message\ndata: " + data + b"\n\n"
+
+
+async def _raw(send: Send, status: int, response: Outbound | None) -> None:
+    body = b"" if response is None else response.data
+    headers = [(b"content-length", str(len(body)).encode())]
+    if response is not None:
+        headers.append((b"content-type", b"application/json"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _wait_disconnect(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
