@@ -139,7 +139,7 @@ TASKS_SCENARIOS = [
 ]
 """The tasks extension (``io.modelcontextprotocol/tasks``) scenarios: every one the harness has
 (``tasks-status-notifications`` is a single SKIPPED check in this harness version; our own
-test of ``notifications/tasks`` is in ``tests/roles/test_modern_tasks.py``)."""
+test of ``notifications/tasks`` is in ``tests/roles/test_stateless_tasks.py``)."""
 
 
 LEGACY_SCENARIOS = [

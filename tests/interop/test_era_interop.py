@@ -122,7 +122,7 @@ async def test_sdk_auto_client_against_our_stdio_server() -> None:
         await exercise_modern(client)
 
 
-async def test_sdk_pinned_and_legacy_clients_against_one_http_server() -> None:
+async def test_sdk_pinned_and_handshake_clients_against_one_http_server() -> None:
     with http_server(FIXTURE) as url:
         async with sdk(url, "2026-07-28") as client:
             await exercise_modern(client, probed=False)

@@ -67,7 +67,7 @@ async def test_dual_era_stdio_server_answers_bad_frames_and_keeps_serving() -> N
         await transport.close()
 
 
-async def test_modern_http_posts_of_bad_bodies_get_400_and_the_server_keeps_serving() -> None:
+async def test_stateless_http_posts_of_bad_bodies_get_400_and_the_server_keeps_serving() -> None:
     """A modern POST of each bad body: 400 with the JSON-RPC error, never a 500 or a hang."""
     async with (
         serve([FixtureServer(), EchoLegacy()]) as (_, url),

@@ -206,7 +206,7 @@ async def test_progress_reaches_the_callback_and_logs_need_a_level() -> None:
         await client.close()
 
 
-async def test_one_connection_serves_a_legacy_client_after_initialize() -> None:
+async def test_one_connection_serves_a_handshake_client_after_initialize() -> None:
     async with served(FixtureServer(), EchoLegacy()) as end:
         legacy = LegacyClient()
         init = await legacy.connect(end)

@@ -64,7 +64,7 @@ async def opener(
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def test_modern_server_keeps_the_modern_client() -> None:
+async def test_stateless_server_keeps_the_stateless_client() -> None:
     async with opener(lambda end: FixtureServer().serve(end)) as (open_transport, ends):
         chosen = await connect_auto(EraClient(), [LegacyClient()], open_transport)
         assert isinstance(chosen, EraClient)
@@ -72,7 +72,7 @@ async def test_modern_server_keeps_the_modern_client() -> None:
         await chosen.close()
 
 
-async def test_legacy_answer_to_the_probe_falls_back_to_initialize() -> None:
+async def test_handshake_answer_to_the_probe_falls_back_to_initialize() -> None:
     async with opener(lambda end: EchoLegacy().serve(end)) as (open_transport, ends):
         chosen = await connect_auto(EraClient(), [LegacyClient()], open_transport)
         assert isinstance(chosen, LegacyClient)
@@ -101,7 +101,7 @@ async def test_silence_within_the_bound_falls_back() -> None:
         await chosen.close()
 
 
-async def test_a_server_that_exits_on_the_probe_is_started_again_as_legacy() -> None:
+async def test_a_server_that_exits_on_the_probe_is_started_again_as_handshake() -> None:
     calls = 0
 
     async def dies_first(end: Transport) -> None:
@@ -122,7 +122,7 @@ async def test_a_server_that_exits_on_the_probe_is_started_again_as_legacy() -> 
         await chosen.close()
 
 
-async def test_a_modern_server_slower_than_the_probe_bound_is_still_found() -> None:
+async def test_a_stateless_server_slower_than_the_probe_bound_is_still_found() -> None:
     async def slow(end: Transport) -> None:
         await asyncio.sleep(FAST * 2)  # starts after the probe gave up
         await FixtureServer().serve(end)
@@ -142,7 +142,7 @@ async def test_a_modern_server_slower_than_the_probe_bound_is_still_found() -> N
         await chosen.close()
 
 
-async def test_no_legacy_client_means_the_probe_error_surfaces() -> None:
+async def test_no_handshake_client_means_the_probe_error_surfaces() -> None:
     async with opener(lambda end: EchoLegacy().serve(end)) as (open_transport, _):
         with pytest.raises(HandshakeServer):
             await connect_auto(EraClient(), [], open_transport)
@@ -189,7 +189,7 @@ def refusing(status: int | None, inner: Any) -> Any:
 
 
 @pytest.mark.parametrize("status", [400, 404, 405])
-async def test_http_4xx_without_a_modern_error_falls_back(status: int) -> None:
+async def test_http_4xx_without_a_stateless_error_falls_back(status: int) -> None:
     async with serve(EchoLegacy()) as (app, url):
         app_wrapped = refusing(status, app)
         async with serve_app(app_wrapped) as wrapped_url:
@@ -211,14 +211,14 @@ async def test_http_probe_that_hangs_falls_back_within_the_bound() -> None:
         await chosen.close()
 
 
-async def test_http_legacy_server_refusing_the_sessionless_probe_falls_back() -> None:
+async def test_http_handshake_server_refusing_the_sessionless_probe_falls_back() -> None:
     async with serve(EchoLegacy()) as (_, url):
         chosen = await connect_http_auto(EraClient(), [LegacyClient()], url + "/mcp")
         assert isinstance(chosen, LegacyClient)
         await chosen.close()
 
 
-async def test_http_dual_era_server_keeps_the_modern_client() -> None:
+async def test_http_dual_era_server_keeps_the_stateless_client() -> None:
     async with serve([FixtureServer(), EchoLegacy()]) as (_, url):
         chosen = await connect_http_auto(EraClient(), [LegacyClient()], url + "/mcp")
         assert isinstance(chosen, EraClient)

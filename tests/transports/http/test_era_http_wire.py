@@ -171,7 +171,7 @@ async def test_notifications_turn_the_answer_into_sse(client: httpx.AsyncClient)
     assert events[-1]["id"] == 7 and events[-1]["result"]["resultType"] == "complete"
 
 
-async def test_get_and_delete_are_405_for_the_modern_era(client: httpx.AsyncClient) -> None:
+async def test_get_and_delete_are_405_for_the_stateless_era(client: httpx.AsyncClient) -> None:
     for verb in ("GET", "DELETE"):
         response = await client.request(verb, "/mcp", headers=headers("tools/list"))
         assert response.status_code == 405

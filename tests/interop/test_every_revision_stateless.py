@@ -91,14 +91,14 @@ async def sdk_steps(client: SdkClient) -> None:
     assert failed.is_error
 
 
-async def test_sdk_modern_client_against_the_converted_demo_over_stdio() -> None:
+async def test_sdk_stateless_client_against_the_converted_demo_over_stdio() -> None:
     """stdio: the SDK client probes, gets 2026-07-28, and every converted step works."""
     params = StdioServerParameters(command=sys.executable, args=[SERVER], cwd=str(ROOT))
     async with asyncio.timeout(60), sdk_client(params) as client:
         await sdk_steps(client)
 
 
-async def test_sdk_modern_client_against_the_converted_demo_over_http() -> None:
+async def test_sdk_stateless_client_against_the_converted_demo_over_http() -> None:
     """HTTP: the same steps, one POST each, on the endpoint that also serves 2024-11-05."""
     with demo_over_http() as url:
         async with asyncio.timeout(60), sdk_client(url) as client:
@@ -131,7 +131,7 @@ async def our_steps(client: Guest) -> None:
     assert "roots" in refused.value.message
 
 
-async def test_our_modern_client_against_the_converted_demo_over_stdio() -> None:
+async def test_our_stateless_client_against_the_converted_demo_over_stdio() -> None:
     """Our auto-mode client gets 2026-07-28 from the 2025-11-25 server over stdio."""
     guest = Guest(name="guest", version="1")
     legacy = [LegacyClient(name="guest", version="1")]
@@ -144,7 +144,7 @@ async def test_our_modern_client_against_the_converted_demo_over_stdio() -> None
             await guest.close()
 
 
-async def test_our_modern_client_against_the_converted_demo_over_http() -> None:
+async def test_our_stateless_client_against_the_converted_demo_over_http() -> None:
     """The same over Streamable HTTP."""
     with demo_over_http() as url:
         guest = Guest(name="guest", version="1")
