@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -40,6 +41,20 @@ class DropProbe:
 
     async def close(self) -> None:
         await self.inner.close()
+
+
+class EmptyDiscover(DropProbe):
+    """A handshake server that answers ``server/discover`` with an empty result (as the
+    conformance harness's mock servers answer any request they do not know)."""
+
+    async def read(self) -> bytes | Inbound | None:
+        while (frame := await self.inner.read()) is not None:
+            if not isinstance(frame, bytes) or b'"server/discover"' not in frame:
+                return frame
+            request_id = json.loads(frame)["id"]
+            answer = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": {}}).encode()
+            await self.inner.write(Outbound(answer, "response", None, (request_id,)))
+        return None
 
 
 @contextlib.asynccontextmanager
@@ -79,6 +94,20 @@ async def test_handshake_answer_to_the_probe_falls_back_to_initialize() -> None:
         probe_answer = ends[0].received[0]
         probe_id = ends[0].sent[0]["id"]
         assert probe_answer["id"] == probe_id and probe_answer["error"]["code"] in (-32601, -32600)
+        assert [f.get("method") for f in ends[0].sent] == [
+            "server/discover",
+            "initialize",
+            "notifications/initialized",
+        ]
+        assert (await chosen.call_tool(name="echo")).content[0].text == "legacy echo"  # type: ignore[union-attr]
+        await chosen.close()
+
+
+async def test_a_result_that_is_no_discover_result_falls_back_to_initialize() -> None:
+    async with opener(lambda end: EchoLegacy().serve(EmptyDiscover(end))) as (open_transport, ends):
+        chosen = await connect_auto(EraClient(), [LegacyClient()], open_transport)
+        assert isinstance(chosen, LegacyClient)
+        assert ends[0].received[0]["result"] == {}
         assert [f.get("method") for f in ends[0].sent] == [
             "server/discover",
             "initialize",

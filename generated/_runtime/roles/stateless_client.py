@@ -42,6 +42,7 @@ from ..core.errors import (
     METHOD_NOT_FOUND,
     ConnectionClosed,
     MCPError,
+    RemoteProtocolError,
     RequestTimeout,
 )
 from ..core.events import Notification, Request
@@ -395,6 +396,8 @@ async def probe(requests: StatelessRequests, timeout: float | None) -> Any:
     except ConnectionClosed as exc:
         reason = f"the server closed the connection on server/discover: {exc}"
         raise HandshakeServer(reason, exited=True) from None
+    except RemoteProtocolError as exc:  # a result that is no discover result: not ours
+        raise HandshakeServer(f"server/discover answered no discover result: {exc}") from None
     except MCPError as exc:
         listed = _supported(exc)
         unsupported = exc.code == UNSUPPORTED_PROTOCOL_VERSION
