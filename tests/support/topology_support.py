@@ -177,8 +177,12 @@ def start(argv: list[str], host: str, port: int, env: dict[str, str] | None = No
 HAPROXY_CONFIG = """\
 global
     maxconn 2000
+    log stdout format raw local0
 defaults
     mode http
+    log global
+    option httplog
+    option dontlog-normal
     timeout connect 2s
     timeout client 60s
     timeout server 60s
@@ -200,7 +204,8 @@ backend workers
 """Round-robin per request; a connection refused by a dead worker is retried on the other (no
 idle connections to workers are reused, so a dead worker refuses rather than drops a request
 it never saw); a worker that gives no HTTP answer (any status) to two checks in a row gets no
-more requests."""
+more requests. Only requests that ended abnormally are logged (one line each, naming the
+worker: ``workers/w1``), to HAProxy's output."""
 
 
 @dataclass

@@ -259,15 +259,18 @@ class HTTPTransportBase:
         """Send one request until its response head arrives; resend it only if it met a stale
         keep-alive connection (``is_stale``), at most ``STALE_ATTEMPTS`` times in all.
 
-        An HTTP/1.1 server (or load balancer) may close an idle keep-alive connection at any
-        moment; a request written into a pooled connection while its close is on the way meets
-        a closed socket. The server never read that request (a connection is closed idle only
-        when no request is being read or answered on it, and a balancer that loses its worker
-        while a request is under way answers it, 502 or 504, rather than hanging up), so no
-        handler saw it and sending it again on another connection is safe for any method. What
-        is never resent: a request on a new connection (it may have reached a handler before
-        the server died), a request whose response started to arrive (some response bytes
-        came back), and a failure to connect.
+        An HTTP/1.1 server may close an idle keep-alive connection at any moment; a request
+        written into a pooled connection while that close is on the way meets a closed socket
+        and gets no byte back. A server closes only a connection on which no request is being
+        read or answered, so that request was never read and no handler saw it: sending it
+        again on another connection is safe for any method. A load balancer asks the same of
+        its clients on purpose: HAProxy, when a worker connection it reused fails, and when a
+        worker dies during a request that was not the first on the client's connection, closes
+        the client's connection without an answer so that the client resends the request (as
+        browsers do). Behind it, a request in flight on a worker that dies may therefore run
+        again on another: at least once, like the balancer's own retries. What is never
+        resent: a request on a new connection (it may have reached a handler before the
+        server died), one whose response had begun to arrive, and a failure to connect.
         """
         for attempt in range(1, STALE_ATTEMPTS + 1):
             trace = ConnectionUse()

@@ -4,6 +4,7 @@ worker and is served through either (see ``topology_support``)."""
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -13,7 +14,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from generated._runtime.roles.subscriptions import ACKNOWLEDGED, RESOURCE_UPDATED
-from generated.runtime import RequestContext, connect_http
+from generated.runtime import MCPError, RequestContext, connect_http
 from generated.v2025_11_25 import Client
 from generated.v2025_11_25 import types as t
 from generated.v2026_07_28 import Client as StatelessClientBase
@@ -259,6 +260,66 @@ async def test_an_mrtr_round_is_finished_on_the_other_worker(topo: Topology) -> 
         await client.close()
 
 
+CALLERS = 8
+CALLS_EACH = 20
+KILL_AFTER = 40
+"""Calls answered (all callers together) before the worker is killed."""
+HOLD_S = 0.2
+"""How long each call is in flight on its worker (callers start 25 ms apart)."""
+
+
+def cut_off(topo: Topology, server: str) -> int:
+    """How many requests HAProxy had forwarded to ``server`` that ended without its answer
+    (HAProxy logs only abnormal requests, each naming its worker)."""
+    topo.haproxy.log.seek(0)
+    return len(re.findall(rf" workers/{server} [-0-9]+/".encode(), topo.haproxy.log.read()))
+
+
+async def test_a_killed_worker_fails_only_the_calls_in_flight_on_it(topo: Topology) -> None:
+    """2026-07-28 callers through round-robin, a worker SIGKILLed under load: only calls in
+    flight on it may fail, at most one per caller: each failed call had reached the killed
+    worker's app (its log says so) or was cut off there by HAProxy (HAProxy's log says so);
+    a call on a keep-alive connection HAProxy closed meanwhile is sent again, not failed."""
+    clients = [StatelessClient(timeout=STEP_S) for _ in range(CALLERS)]
+    for client in clients:
+        await connect_http(client, topo.url)
+    answered, failed, before = 0, list[str](), cut_off(topo, "w1")
+    killed = asyncio.Event()
+
+    async def caller(index: int, client: StatelessClient) -> None:
+        nonlocal answered
+        await asyncio.sleep(index * HOLD_S / CALLERS)
+        for call in range(CALLS_EACH):
+            tag = f"c{index}-{call}"
+            try:
+                arguments = {"tag": tag, "pause": HOLD_S}
+                result = await client.call_tool(name="hold", arguments=arguments)
+                block = result.content[0]
+                assert isinstance(block, t28.TextContent) and block.text == tag, result
+                answered += 1
+            except MCPError:
+                failed.append(tag)
+            if answered >= KILL_AFTER and not killed.is_set():
+                killed.set()
+                topo.workers[1].signal(signal.SIGKILL)
+
+    try:
+        await asyncio.gather(*(caller(i, c) for i, c in enumerate(clients)))
+    finally:
+        for client in clients:
+            await client.close()
+        topo.workers[1].process.wait(STEP_S)
+        topo.workers[1].log.seek(0)
+        received = set(re.findall(rb"received (c\d+-\d+)", topo.workers[1].log.read()))
+        topo.restart_worker(1)
+    assert killed.is_set() and answered == CALLERS * CALLS_EACH - len(failed)
+    strays = [tag for tag in failed if tag.encode() not in received]
+    cut = cut_off(topo, "w1") - before
+    assert len(strays) <= cut, f"{strays} failed, never received by the killed worker"
+    callers = [tag.split("-")[0] for tag in failed]
+    assert len(callers) == len(set(callers)), f"a caller failed more than once: {failed}"
+
+
 async def test_a_stream_resumes_on_the_other_worker_when_its_worker_dies(
     topo: Topology, http: httpx.AsyncClient
 ) -> None:
@@ -309,7 +370,7 @@ async def listening(topo: Topology, index: int) -> tuple[Any, asyncio.Queue[str]
     async def on_event(method: str, params: Any) -> None:
         got.put_nowait(method)
 
-    task = asyncio.create_task(client.modern.listen({"resourceSubscriptions": [NOTE]}, on_event))
+    task = asyncio.create_task(client.stateless.listen({"resourceSubscriptions": [NOTE]}, on_event))
     assert await asyncio.wait_for(got.get(), STEP_S) == ACKNOWLEDGED
     return client, got, task
 
