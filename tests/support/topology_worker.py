@@ -1,6 +1,7 @@
 """A topology worker: the demo server plus ``tick``, a tool that reports progress slowly (so a
 test can cut the stream carrying it midway), ``announce``, which tells every listen stream
-subscribed to note 1 that it changed, and ``hold``, which answers its tag after a pause. The
+subscribed to note 1 that it changed, ``stamp`` (its argument goes in an ``Mcp-Param-*``
+header) and ``retag`` (renames that header), and ``hold``, which answers its tag after a pause. The
 worker logs ``received TAG`` for each ``hold`` call as soon as the HTTP server hands the app
 its body (flushed: the line outlives a SIGKILL), so a test knows what a killed worker had
 received."""
@@ -80,6 +81,41 @@ async def hold(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
     """Pause, then answer the tag."""
     await asyncio.sleep(float(args.get("pause", 0.05)))
     return demo_server.text(str(args["tag"]))
+
+
+STAMP_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+    "required": ["region"],
+}
+"""``stamp``'s input schema, changed in place by ``retag`` (the header ``region`` goes in)."""
+
+
+@demo_server.tools.tool(
+    t.Tool(name="stamp", description="Answer the region.", input_schema=STAMP_SCHEMA)
+)
+async def stamp(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+    """Answer the region (sent in a ``Mcp-Param-*`` header too)."""
+    return demo_server.text(str(args["region"]))
+
+
+RETAG_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"header": {"type": "string"}, "publish": {"type": "boolean"}},
+    "required": ["header"],
+}
+
+
+@demo_server.tools.tool(
+    t.Tool(name="retag", description="Rename stamp's header.", input_schema=RETAG_SCHEMA)
+)
+async def retag(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+    """Rename the header ``stamp``'s region goes in; with ``publish``, say the tools changed
+    (on the bus every worker listens to)."""
+    STAMP_SCHEMA["properties"]["region"]["x-mcp-header"] = str(args["header"])
+    if args.get("publish"):
+        await STATELESS[0].notify_tools_changed()
+    return demo_server.text("retagged")
 
 
 TAG = re.compile(rb'"tag":"([^"]+)"')

@@ -265,6 +265,8 @@ class McpHttpApp:
             refuse_random_key([engine.sealer])
         if backend.bus is not None and engine is not None:
             share_bus(engine, backend.bus)
+        if backend.bus is not None and self.tool_headers is not None:
+            self.tool_headers.listen(backend.bus)
         await backend.start(self, self._end_all)
 
     async def stop(self) -> None:

@@ -389,6 +389,54 @@ async def test_a_change_on_one_worker_reaches_listeners_on_the_other(topo: Topol
         await client.close()
 
 
+async def stamped(topo: Topology, index: int) -> str:
+    """``stamp`` called on worker ``index`` by a client that learnt its header there."""
+    client = StatelessClient(timeout=STEP_S)
+    await connect_http(client, direct(topo, index), headers={"Host": "127.0.0.1"})
+    try:
+        await client.list_tools()
+        result = await client.call_tool(name="stamp", arguments={"region": "eu"})
+        block = result.content[0]
+        assert isinstance(block, t28.TextContent), result
+        return block.text
+    finally:
+        await client.close()
+
+
+async def test_a_tool_change_on_one_worker_clears_the_header_cache_of_the_other(
+    topo: Topology,
+) -> None:
+    """Worker 1 checks ``stamp``'s ``Mcp-Param-Region`` (cached); its tool source changes
+    unannounced, then worker 0 announces a tools change: worker 1 now accepts the new header."""
+    assert await stamped(topo, 1) == "eu"
+    for index, publish in ((1, False), (0, True)):
+        client = StatelessClient(timeout=STEP_S)
+        await connect_http(client, direct(topo, index), headers={"Host": "127.0.0.1"})
+        try:
+            arguments = {"header": "Zone", "publish": publish}
+            await client.call_tool(name="retag", arguments=arguments)
+        finally:
+            await client.close()
+    try:
+        for _ in range(50):  # the change travels through Redis (bounded wait)
+            try:
+                assert await stamped(topo, 1) == "eu"
+                break
+            except MCPError:
+                await asyncio.sleep(0.02)
+        else:
+            raise AssertionError("worker 1 still checks the old header")
+    finally:
+        for index in (0, 1):
+            client = StatelessClient(timeout=STEP_S)
+            await connect_http(client, direct(topo, index), headers={"Host": "127.0.0.1"})
+            try:
+                arguments = {"header": "Region", "publish": True}
+                await client.call_tool(name="retag", arguments=arguments)
+            finally:
+                await client.close()
+
+
 async def test_after_a_redis_restart_every_listener_is_cued(topo: Topology) -> None:
     """Redis restarted (what was published meanwhile is lost): each listener, on each worker,
     gets a resync cue (a resources/updated of its note) instead of stalling silently."""
