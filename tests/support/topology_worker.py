@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 
 import demo_server
 
+from generated._runtime.roles.tasks import TaskSupport
 from generated._runtime.transports.http import server as http_server
 from generated.v2025_11_25 import ServerContext
 from generated.v2025_11_25 import types as t
@@ -46,11 +47,13 @@ STATELESS: list[Any] = []
 
 
 def _every_revision(server: Any) -> Any:
-    """The demo's faces; the 2026-07-28 one honours listen subscriptions to resources."""
+    """The demo's faces; the 2026-07-28 one honours listen subscriptions to resources and
+    runs ``hold`` as a task when asked (in the task store the backend hands it)."""
     servers = EVERY_REVISION(server)
     STATELESS.extend(s for s in servers if "initialize" not in s.METHODS)
     for face in STATELESS:
         face.resource_subscriptions = True
+        face.task_support = TaskSupport(tools={"hold": "optional"})  # the backend's store
     return servers
 
 

@@ -437,6 +437,48 @@ async def test_a_tool_change_on_one_worker_clears_the_header_cache_of_the_other(
                 await client.close()
 
 
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+
+
+async def stateless_post(
+    http: httpx.AsyncClient, topo: Topology, index: int, method: str, params: dict[str, Any]
+) -> Any:
+    """One 2026-07-28 request (with the tasks extension) to worker ``index``; its result."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS_EXTENSION: {}}},
+    }
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}}
+    headers = {**HEADERS, "host": "127.0.0.1", "mcp-protocol-version": "2026-07-28"}
+    headers["mcp-method"] = method
+    headers["mcp-name"] = params["name"] if "name" in params else params["taskId"]
+    response = await http.post(direct(topo, index), json=body, headers=headers)
+    assert response.status_code == 200, response.text
+    (answer,) = frames(response)
+    assert "result" in answer, answer
+    return answer["result"]
+
+
+async def test_a_task_made_on_one_worker_is_read_and_finished_on_the_other(
+    topo: Topology, http: httpx.AsyncClient
+) -> None:
+    """A ``hold`` call made a task on worker 0 (the store the Redis backend handed the
+    server): worker 1 reads it while it works, and reads its result once it completed."""
+    call = {"name": "hold", "arguments": {"tag": "task-1", "pause": 0.5}}
+    created = await stateless_post(http, topo, 0, "tools/call", call)
+    assert created["resultType"] == "task" and created["status"] == "working", created
+    task = {"taskId": created["taskId"]}
+    seen = await stateless_post(http, topo, 1, "tasks/get", task)
+    assert seen["status"] == "working", seen
+    for _ in range(100):  # bounded: the task ends after 0.5 s
+        seen = await stateless_post(http, topo, 1, "tasks/get", task)
+        if seen["status"] != "working":
+            break
+        await asyncio.sleep(0.05)
+    assert seen["status"] == "completed", seen
+    assert seen["result"]["content"] == [{"type": "text", "text": "task-1"}], seen
+
+
 async def test_after_a_redis_restart_every_listener_is_cued(topo: Topology) -> None:
     """Redis restarted (what was published meanwhile is lost): each listener, on each worker,
     gets a resync cue (a resources/updated of its note) instead of stalling silently."""
