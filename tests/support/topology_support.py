@@ -273,8 +273,9 @@ def worker_argv(host: str, port: int, redis_url: str | None) -> list[str]:
 
 
 @contextlib.contextmanager
-def topology(shared: bool = True) -> Iterator[Topology]:
-    """Start Redis, the workers (sharing it when ``shared``) and HAProxy; kill all at the end."""
+def topology(shared: bool = True, workers: int = len(WORKER_HOSTS)) -> Iterator[Topology]:
+    """Start Redis, ``workers`` workers (sharing it when ``shared``) and HAProxy in front of
+    them; kill all at the end."""
     redis_binary, haproxy_binary = tools()
     procs: list[Proc] = []
     redis_url: str | None = None
@@ -284,14 +285,14 @@ def topology(shared: bool = True) -> Iterator[Topology]:
         if shared:
             redis_url = f"redis://127.0.0.1:{redis.port}/0"
         env = _env() | {STATE_ENV: STATE_KEY}
-        workers: list[Proc] = []
-        for host in WORKER_HOSTS:
+        started: list[Proc] = []
+        for host in WORKER_HOSTS[:workers]:
             port = free_port(host)
-            workers.append(start(worker_argv(host, port, redis_url), host, port, env))
-            procs.append(workers[-1])
+            started.append(start(worker_argv(host, port, redis_url), host, port, env))
+            procs.append(started[-1])
         lines = [
             f"    server w{i} {w.host}:{w.port} check inter 300 fall 2 rise 1"
-            for i, w in enumerate(workers)
+            for i, w in enumerate(started)
         ]
         port = free_port()
         config = ROOT / "tests" / ".tools" / f"haproxy-{port}.cfg"
@@ -299,7 +300,7 @@ def topology(shared: bool = True) -> Iterator[Topology]:
         config.write_text(HAPROXY_CONFIG.format(port=port, servers="\n".join(lines)))
         haproxy = start([str(haproxy_binary), "-db", "-f", str(config)], "127.0.0.1", port)
         procs.append(haproxy)
-        running = Topology(redis, workers, haproxy, redis_binary, redis_url or "")
+        running = Topology(redis, started, haproxy, redis_binary, redis_url or "")
         yield running
         procs = [running.haproxy, *running.workers, running.redis]
     finally:

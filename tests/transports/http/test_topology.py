@@ -479,9 +479,27 @@ async def test_a_task_made_on_one_worker_is_read_and_finished_on_the_other(
     assert seen["result"]["content"] == [{"type": "text", "text": "task-1"}], seen
 
 
-async def test_after_a_redis_restart_every_listener_is_cued(topo: Topology) -> None:
+async def new_sessions_work(http: httpx.AsyncClient, topo: Topology) -> dict[str, str]:
+    """Open a session on each worker, retrying for at most 2 s; the last one's headers."""
+    deadline = asyncio.get_running_loop().time() + 2.0
+    fresh: dict[str, str] = {}
+    for index in (0, 1):
+        while True:
+            try:
+                fresh = await open_session(http, direct(topo, index))
+                break
+            except AssertionError:
+                assert asyncio.get_running_loop().time() < deadline, "no new session within 2 s"
+                await asyncio.sleep(0.1)
+    return fresh
+
+
+async def test_after_a_redis_restart_every_listener_is_cued(
+    topo: Topology, http: httpx.AsyncClient
+) -> None:
     """Redis restarted (what was published meanwhile is lost): each listener, on each worker,
-    gets a resync cue (a resources/updated of its note) instead of stalling silently."""
+    gets a resync cue (a resources/updated of its note) instead of stalling silently; new
+    sessions work on each worker within 2 s."""
     first = await listening(topo, 0)
     second = await listening(topo, 1)
     try:
@@ -492,6 +510,7 @@ async def test_after_a_redis_restart_every_listener_is_cued(topo: Topology) -> N
         for client, _, task in (first, second):
             task.cancel()
             await client.close()
+    await new_sessions_work(http, topo)
 
 
 async def test_redis_stopped_fails_fast_with_503_and_recovers(
@@ -507,13 +526,6 @@ async def test_redis_stopped_fails_fast_with_503_and_recovers(
         assert response.headers.get("retry-after") == "1"
     finally:
         topo.redis.signal(signal.SIGCONT)
-    deadline = asyncio.get_running_loop().time() + 2.0
-    while True:
-        try:
-            fresh = await open_session(http, topo.url)
-            break
-        except AssertionError:
-            assert asyncio.get_running_loop().time() < deadline, "no new session within 2 s"
-            await asyncio.sleep(0.1)
+    fresh = await new_sessions_work(http, topo)
     response = await http.post(topo.url, json=echo(2, "back"), headers=fresh)
     assert response.status_code == 200 and "back" in response.text
