@@ -5,6 +5,12 @@ to the owning worker and to the other one (forwarded over Redis), and their rati
 second through HAProxy with two workers; Redis commands per call (from ``INFO stats``, minus
 the background rate of lease renewals) for a forwarded call, an owner-local call and a
 2026-07-28 call; and the delivery p99 of a listen notification published on the other worker.
+
+Then scaling: the same HAProxy and Redis settings in front of 1 and of 2 workers, under
+``LOAD_CLIENTS`` concurrent callers through HAProxy (2025-11-25 sessions, and 2026-07-28
+calls): requests per second, p50/p99, Redis commands per request, and 2-worker/1-worker ratios.
+On a machine with fewer cores than processes (workers, HAProxy, Redis, the load) the ratio
+says what sharing costs more than what a second worker gains.
 """
 
 from __future__ import annotations
@@ -29,12 +35,16 @@ from tests.transports.http.test_topology import (  # noqa: E402
     direct,
     echo,
     listening,
+    open_session,
     session_on,
 )
 
 CALLS = 200
 RUNS = 3
 NOTICES = 50
+LOAD_CLIENTS = 8
+LOAD_CALLS = 40
+"""Calls per concurrent caller in the scaling runs."""
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -43,10 +53,12 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def latencies(http: httpx.AsyncClient, url: str, headers: dict[str, str]) -> list[float]:
+async def latencies(
+    http: httpx.AsyncClient, url: str, headers: dict[str, str], calls: int = CALLS
+) -> list[float]:
     """Seconds per sequential echo call."""
     out: list[float] = []
-    for i in range(CALLS):
+    for i in range(calls):
         start = time.perf_counter()
         response = await http.post(url, json=echo(i, "x"), headers=headers)
         out.append(time.perf_counter() - start)
@@ -64,8 +76,8 @@ async def commands(topo: Topology) -> int:
         await redis.aclose()
 
 
-async def per_call(topo: Topology, calls: Any) -> float:
-    """Redis commands per call of ``calls()`` (CALLS calls), background subtracted."""
+async def per_call(topo: Topology, calls: Any, count: int = CALLS) -> float:
+    """Redis commands per call of ``calls()`` (``count`` calls), background subtracted."""
     before, start = await commands(topo), time.perf_counter()
     await calls()
     spent = time.perf_counter() - start
@@ -73,7 +85,7 @@ async def per_call(topo: Topology, calls: Any) -> float:
     idle_before, idle_start = await commands(topo), time.perf_counter()
     await asyncio.sleep(spent)
     idle = (await commands(topo) - idle_before - 1) / (time.perf_counter() - idle_start)
-    return max(0.0, (during - idle * spent) / CALLS)
+    return max(0.0, (during - idle * spent) / count)
 
 
 async def stateless_calls(topo: Topology) -> None:
@@ -139,12 +151,80 @@ async def one_run(topo: Topology) -> dict[str, float]:
         }
 
 
+async def session_caller(url: str, out: list[float]) -> None:
+    """One 2025-11-25 session calling echo ``LOAD_CALLS`` times through ``url``."""
+    async with httpx.AsyncClient(timeout=10) as http:
+        session = await open_session(http, url)
+        out.extend(await latencies(http, url, session, LOAD_CALLS))
+
+
+async def stateless_caller(url: str, out: list[float]) -> None:
+    """One 2026-07-28 client calling echo ``LOAD_CALLS`` times through ``url``."""
+    client = StatelessClient(timeout=10)
+    await connect_http(client, url)
+    try:
+        for i in range(LOAD_CALLS):
+            start = time.perf_counter()
+            await client.call_tool(name="echo", arguments={"text": str(i)})
+            out.append(time.perf_counter() - start)
+    finally:
+        await client.close()
+
+
+async def under_load(topo: Topology, caller: Any) -> dict[str, float]:
+    """Requests/s, p50/p99 and Redis commands per request of ``LOAD_CLIENTS`` callers."""
+    out: list[float] = []
+    spent: list[float] = []
+
+    async def load() -> None:
+        start = time.perf_counter()
+        await asyncio.gather(*(caller(topo.url, out) for _ in range(LOAD_CLIENTS)))
+        spent.append(time.perf_counter() - start)
+
+    per_request = await per_call(topo, load, LOAD_CLIENTS * LOAD_CALLS)
+    return {
+        "req/s": len(out) / spent[0],
+        "p50 ms": statistics.median(out) * 1000,
+        "p99 ms": percentile(out, 0.99) * 1000,
+        "Redis cmds/req": per_request,
+    }
+
+
+ERAS = (("2025-11-25", session_caller), ("2026-07-28", stateless_caller))
+
+
+async def scaling() -> None:
+    """Print the load figures for 1 and 2 workers (medians of ``RUNS``) and their ratios."""
+    figures: dict[int, dict[str, float]] = {}
+    for workers in (1, 2):
+        with topology(workers=workers) as topo:
+            runs: list[dict[str, float]] = []
+            for _ in range(RUNS):
+                run: dict[str, float] = {}
+                for era, caller in (
+                    ("2025-11-25", session_caller),
+                    ("2026-07-28", stateless_caller),
+                ):
+                    for name, value in (await under_load(topo, caller)).items():
+                        run[f"{era} {name}"] = value
+                runs.append(run)
+        figures[workers] = {name: statistics.median(r[name] for r in runs) for name in runs[0]}
+    print(f"\n{LOAD_CLIENTS} concurrent callers through HAProxy, {LOAD_CALLS} calls each")
+    print(f"{'':40s} {'1 worker':>10s} {'2 workers':>10s} {'2/1':>8s}")
+    for name, one in figures[1].items():
+        two = figures[2][name]
+        counted = name.endswith("cmds/req")  # near 0 with one worker: a ratio says nothing
+        ratio = f"{'-':>8s}" if counted or not one else f"{two / one:8.2f}"
+        print(f"{name:40s} {one:10.2f} {two:10.2f} {ratio}")
+
+
 async def main() -> None:
-    """Run ``RUNS`` times on one topology; print the medians."""
+    """Run ``RUNS`` times on one topology; print the medians; then the scaling figures."""
     with topology() as topo:
         runs = [await one_run(topo) for _ in range(RUNS)]
     for name in runs[0]:
         print(f"{name:45s} {statistics.median(r[name] for r in runs):10.2f}")
+    await scaling()
 
 
 if __name__ == "__main__":

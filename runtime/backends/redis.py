@@ -40,6 +40,7 @@ from .base import (
 )
 from .redis_bus import RedisBus
 from .redis_client import RedisError, client_for, reachable, result
+from .redis_tasks import RedisTaskStore
 
 logger = logging.getLogger(__name__)
 
@@ -190,6 +191,7 @@ class RedisBackend:
         self.url = url
         self.client = client_for(url, socket_timeout)
         self._bus = RedisBus(url, prefix=prefix, socket_timeout=socket_timeout)
+        self._task_store = RedisTaskStore(url, prefix=prefix, socket_timeout=socket_timeout)
         self._directory = RedisDirectory(self.client, prefix, lease, session_ttl)
         self.renew_every = renew_every
         self._relays: dict[str, _Relay] = {}
@@ -214,6 +216,11 @@ class RedisBackend:
     def bus(self) -> RedisBus:
         """The listen bus on the ``<prefix>:bus`` channel."""
         return self._bus
+
+    @property
+    def task_store(self) -> RedisTaskStore:
+        """The tasks of every worker (handed to the servers that support tasks)."""
+        return self._task_store
 
     @property
     def router(self) -> RedisBackend:
@@ -242,6 +249,7 @@ class RedisBackend:
         if self._pubsub is not None:
             with contextlib.suppress(RedisError, OSError):
                 await self._pubsub.aclose()
+        await self._task_store.client.aclose()
         await self.client.aclose()
 
     def _spawn(self, work: Any) -> None:

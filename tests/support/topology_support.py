@@ -177,8 +177,12 @@ def start(argv: list[str], host: str, port: int, env: dict[str, str] | None = No
 HAPROXY_CONFIG = """\
 global
     maxconn 2000
+    log stdout format raw local0
 defaults
     mode http
+    log global
+    option httplog
+    option dontlog-normal
     timeout connect 2s
     timeout client 60s
     timeout server 60s
@@ -200,7 +204,8 @@ backend workers
 """Round-robin per request; a connection refused by a dead worker is retried on the other (no
 idle connections to workers are reused, so a dead worker refuses rather than drops a request
 it never saw); a worker that gives no HTTP answer (any status) to two checks in a row gets no
-more requests."""
+more requests. Only requests that ended abnormally are logged (one line each, naming the
+worker: ``workers/w1``), to HAProxy's output."""
 
 
 @dataclass
@@ -268,8 +273,9 @@ def worker_argv(host: str, port: int, redis_url: str | None) -> list[str]:
 
 
 @contextlib.contextmanager
-def topology(shared: bool = True) -> Iterator[Topology]:
-    """Start Redis, the workers (sharing it when ``shared``) and HAProxy; kill all at the end."""
+def topology(shared: bool = True, workers: int = len(WORKER_HOSTS)) -> Iterator[Topology]:
+    """Start Redis, ``workers`` workers (sharing it when ``shared``) and HAProxy in front of
+    them; kill all at the end."""
     redis_binary, haproxy_binary = tools()
     procs: list[Proc] = []
     redis_url: str | None = None
@@ -279,14 +285,14 @@ def topology(shared: bool = True) -> Iterator[Topology]:
         if shared:
             redis_url = f"redis://127.0.0.1:{redis.port}/0"
         env = _env() | {STATE_ENV: STATE_KEY}
-        workers: list[Proc] = []
-        for host in WORKER_HOSTS:
+        started: list[Proc] = []
+        for host in WORKER_HOSTS[:workers]:
             port = free_port(host)
-            workers.append(start(worker_argv(host, port, redis_url), host, port, env))
-            procs.append(workers[-1])
+            started.append(start(worker_argv(host, port, redis_url), host, port, env))
+            procs.append(started[-1])
         lines = [
             f"    server w{i} {w.host}:{w.port} check inter 300 fall 2 rise 1"
-            for i, w in enumerate(workers)
+            for i, w in enumerate(started)
         ]
         port = free_port()
         config = ROOT / "tests" / ".tools" / f"haproxy-{port}.cfg"
@@ -294,7 +300,7 @@ def topology(shared: bool = True) -> Iterator[Topology]:
         config.write_text(HAPROXY_CONFIG.format(port=port, servers="\n".join(lines)))
         haproxy = start([str(haproxy_binary), "-db", "-f", str(config)], "127.0.0.1", port)
         procs.append(haproxy)
-        running = Topology(redis, workers, haproxy, redis_binary, redis_url or "")
+        running = Topology(redis, started, haproxy, redis_binary, redis_url or "")
         yield running
         procs = [running.haproxy, *running.workers, running.redis]
     finally:

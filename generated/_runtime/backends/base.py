@@ -14,12 +14,15 @@ never forwards. Several workers behind a load balancer share a backend (``RedisB
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Collection, MutableMapping
+from collections.abc import Awaitable, Callable, Collection, Iterable, MutableMapping
 from typing import Any, Protocol
 
 from ..roles.subscriptions import Bus
+from ..roles.tasks import TaskSupport
+from ..roles.taskstore import TaskStore
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -106,6 +109,11 @@ class Backend(Protocol):
         """The ``subscriptions/listen`` bus shared by the workers (None: this process's own)."""
         ...
 
+    @property
+    def task_store(self) -> TaskStore | None:
+        """The task store shared by the workers (None: each server keeps its own)."""
+        ...
+
     async def start(self, serve: Handler, lease_lost: LeaseLost) -> None:
         """Connect and serve forwarded requests with ``serve`` (from the ASGI lifespan)."""
         ...
@@ -118,6 +126,17 @@ class Backend(Protocol):
         """Make sure this worker holds its lease; one that lapsed first ends every session the
         worker held (``lease_lost``), since other workers may have answered 404 for them."""
         ...
+
+
+def share_task_store(servers: Iterable[Any], store: TaskStore | None) -> None:
+    """Give every server that supports tasks ``store`` (one shared by the workers) instead of
+    its own; its other task settings stay. Nothing changes when ``store`` is None."""
+    if store is None:
+        return
+    for server in servers:
+        support = getattr(server, "task_support", None)
+        if isinstance(support, TaskSupport):
+            server.task_support = dataclasses.replace(support, store=store)
 
 
 def new_worker_id() -> str:
@@ -196,6 +215,11 @@ class MemoryBackend:
     @property
     def bus(self) -> None:
         """The listeners keep their in-process bus."""
+        return None
+
+    @property
+    def task_store(self) -> None:
+        """Each server keeps its own task store."""
         return None
 
     async def start(self, serve: Handler, lease_lost: LeaseLost) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from types import SimpleNamespace
 from typing import Any, Final, Protocol, TypeAlias
 from urllib.parse import urljoin, urlsplit
 
@@ -40,6 +41,8 @@ END_GRACE_S: Final = 0.05
 """How long a stream may take to end after its last awaited answer (to reuse its connection)."""
 NETWORK_ERRORS: Final = (aiohttp.ClientError, asyncio.TimeoutError)
 """What aiohttp raises when the network, the server or a timeout fails a request or a body."""
+STALE_ATTEMPTS: Final = 3
+"""Most times one request is sent while each attempt meets a stale pooled connection."""
 
 
 RawSend: TypeAlias = Callable[
@@ -234,14 +237,7 @@ class HTTPTransportBase:
         try:
             hops = 0
             while True:
-                response = await self._client().request(
-                    method,
-                    url,
-                    headers=headers,
-                    data=content,
-                    timeout=timeout,
-                    allow_redirects=False,
-                )
+                response = await self._attempt(method, url, headers, content, timeout)
                 moved = _same_origin_redirect(response, url)
                 if moved is None or hops == MAX_REDIRECTS:
                     return response
@@ -252,10 +248,51 @@ class HTTPTransportBase:
         except NETWORK_ERRORS as exc:
             raise ConnectionClosed(f"HTTP {method} {url} failed: {exc!r}") from None
 
+    async def _attempt(
+        self,
+        method: str,
+        url: str,
+        headers: Mapping[str, str],
+        content: bytes | None,
+        timeout: aiohttp.ClientTimeout,
+    ) -> aiohttp.ClientResponse:
+        """Send one request until its response head arrives; resend it only if it met a stale
+        keep-alive connection (``is_stale``), at most ``STALE_ATTEMPTS`` times in all.
+
+        An HTTP/1.1 server may close an idle keep-alive connection at any moment; a request
+        written into a pooled connection while that close is on the way meets a closed socket
+        and gets no byte back. A server closes only a connection on which no request is being
+        read or answered, so that request was never read and no handler saw it: sending it
+        again on another connection is safe for any method. A load balancer asks the same of
+        its clients on purpose: HAProxy, when a worker connection it reused fails, and when a
+        worker dies during a request that was not the first on the client's connection, closes
+        the client's connection without an answer so that the client resends the request (as
+        browsers do). Behind it, a request in flight on a worker that dies may therefore run
+        again on another: at least once, like the balancer's own retries. What is never
+        resent: a request on a new connection (it may have reached a handler before the
+        server died), one whose response had begun to arrive, and a failure to connect.
+        """
+        for attempt in range(1, STALE_ATTEMPTS + 1):
+            trace = ConnectionUse()
+            try:
+                return await self._client().request(
+                    method,
+                    url,
+                    headers=headers,
+                    data=content,
+                    timeout=timeout,
+                    allow_redirects=False,
+                    trace_request_ctx=trace,
+                )
+            except NETWORK_ERRORS as exc:
+                if attempt == STALE_ATTEMPTS or not is_stale(exc, trace):
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover (the last attempt raises)
+
     def _client(self) -> aiohttp.ClientSession:
         """The session, made now (in the running loop) if none was given and none made yet."""
         if self.http_client is None:
-            self.http_client = aiohttp.ClientSession()
+            self.http_client = aiohttp.ClientSession(trace_configs=[connection_reuse_trace()])
         return self.http_client
 
     def _check_open(self) -> None:
@@ -296,6 +333,60 @@ class HTTPTransportBase:
         """Say how the connection ended, completing "the peer ..." in errors."""
         reason = self._closed if self._closed is not None else "nothing yet"
         return f"closed the HTTP connection ({reason})"
+
+
+class ConnectionUse:
+    """What ``connection_reuse_trace`` learned of one request: whether its connection was pooled."""
+
+    __slots__ = ("reused",)
+
+    def __init__(self) -> None:
+        self.reused = False
+
+
+async def _pooled(
+    session: aiohttp.ClientSession,
+    context: SimpleNamespace,
+    params: aiohttp.TraceConnectionReuseconnParams,
+) -> None:
+    """Mark the request's ``ConnectionUse`` as sent on a connection taken from the pool."""
+    use = getattr(context, "trace_request_ctx", None)
+    if isinstance(use, ConnectionUse):
+        use.reused = True
+
+
+async def _opened(
+    session: aiohttp.ClientSession,
+    context: SimpleNamespace,
+    params: aiohttp.TraceConnectionCreateEndParams,
+) -> None:
+    """Mark the request's ``ConnectionUse`` as sent on a new connection."""
+    use = getattr(context, "trace_request_ctx", None)
+    if isinstance(use, ConnectionUse):
+        use.reused = False
+
+
+def connection_reuse_trace() -> aiohttp.TraceConfig:
+    """The aiohttp trace that tells the transports whether a request's connection was pooled.
+
+    The transport's own session carries it; give it to a session you pass in
+    (``aiohttp.ClientSession(trace_configs=[connection_reuse_trace()])``) for the same resend
+    of requests that met a stale keep-alive connection; without it nothing is resent.
+    """
+    trace = aiohttp.TraceConfig()
+    trace.on_connection_reuseconn.append(_pooled)
+    trace.on_connection_create_end.append(_opened)
+    return trace
+
+
+def is_stale(exc: BaseException, use: ConnectionUse) -> bool:
+    """Whether a failed request met a stale keep-alive connection: taken from the pool, and
+    closed by the server before any byte of a response (not a failure to connect)."""
+    if not use.reused or isinstance(exc, aiohttp.ClientConnectorError):
+        return False
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return isinstance(exc.message, str)  # else the response head that had begun to come
+    return isinstance(exc, aiohttp.ClientOSError)
 
 
 def json_rpc_error(body: bytes) -> ErrorObject | None:

@@ -9,7 +9,13 @@ from typing import Any
 
 import pytest
 
-from generated._runtime.backends.base import Handler, LeaseLost, LocalRouter, MemoryBackend
+from generated._runtime.backends.base import (
+    Handler,
+    LeaseLost,
+    LocalRouter,
+    MemoryBackend,
+    share_task_store,
+)
 from generated._runtime.core.sealed import STATE_KEY_ENV, STATE_KEYS_ENV
 from generated._runtime.roles.subscriptions import (
     RESOURCE_UPDATED,
@@ -19,6 +25,8 @@ from generated._runtime.roles.subscriptions import (
     Filter,
     Listeners,
 )
+from generated._runtime.roles.tasks import TaskSupport
+from generated._runtime.roles.taskstore import InMemoryTaskStore, TaskStore
 from generated._runtime.transports.http.server import HttpOptions, McpHttpApp
 from generated.v2026_07_28 import Server
 
@@ -59,6 +67,7 @@ class SharedBackend:
         self.directory = SharedDirectory()
         self.router = LocalRouter()
         self.bus = None
+        self.task_store: TaskStore | None = None
         self.started = False
 
     async def start(self, serve: Handler, lease_lost: LeaseLost) -> None:
@@ -70,6 +79,28 @@ class SharedBackend:
 
     async def hold_lease(self) -> None:
         """Always held."""
+
+
+class TaskServer(Server):
+    """A server running tools as tasks in a store of its own."""
+
+    task_support = TaskSupport(store=InMemoryTaskStore(), tools={"job": "optional"})
+
+
+def test_a_backend_hands_its_task_store_to_servers_that_support_tasks() -> None:
+    """The backend's shared task store replaces each task server's own (its other settings
+    stay); a server without task support gets none."""
+    backend, shared = SharedBackend(), InMemoryTaskStore()
+    backend.task_store = shared
+    tasks, plain = TaskServer(), Server()
+    app = McpHttpApp([tasks], HttpOptions(backend=backend))
+    share_task_store([plain], shared)
+    assert tasks.task_support is not None and tasks.task_support.store is shared
+    assert tasks.task_support.tools == {"job": "optional"}
+    assert TaskServer.task_support is not None and TaskServer.task_support.store is not shared
+    assert plain.task_support is None
+    assert app.stateless is not None and app.stateless.tasks is not None
+    assert app.stateless.tasks.support.store is shared
 
 
 async def test_a_shared_backend_refuses_a_random_state_key(

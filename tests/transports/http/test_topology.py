@@ -4,6 +4,7 @@ worker and is served through either (see ``topology_support``)."""
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -13,7 +14,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from generated._runtime.roles.subscriptions import ACKNOWLEDGED, RESOURCE_UPDATED
-from generated.runtime import RequestContext, connect_http
+from generated.runtime import MCPError, RequestContext, connect_http
 from generated.v2025_11_25 import Client
 from generated.v2025_11_25 import types as t
 from generated.v2026_07_28 import Client as StatelessClientBase
@@ -259,6 +260,66 @@ async def test_an_mrtr_round_is_finished_on_the_other_worker(topo: Topology) -> 
         await client.close()
 
 
+CALLERS = 8
+CALLS_EACH = 20
+KILL_AFTER = 40
+"""Calls answered (all callers together) before the worker is killed."""
+HOLD_S = 0.2
+"""How long each call is in flight on its worker (callers start 25 ms apart)."""
+
+
+def cut_off(topo: Topology, server: str) -> int:
+    """How many requests HAProxy had forwarded to ``server`` that ended without its answer
+    (HAProxy logs only abnormal requests, each naming its worker)."""
+    topo.haproxy.log.seek(0)
+    return len(re.findall(rf" workers/{server} [-0-9]+/".encode(), topo.haproxy.log.read()))
+
+
+async def test_a_killed_worker_fails_only_the_calls_in_flight_on_it(topo: Topology) -> None:
+    """2026-07-28 callers through round-robin, a worker SIGKILLed under load: only calls in
+    flight on it may fail, at most one per caller: each failed call had reached the killed
+    worker's app (its log says so) or was cut off there by HAProxy (HAProxy's log says so);
+    a call on a keep-alive connection HAProxy closed meanwhile is sent again, not failed."""
+    clients = [StatelessClient(timeout=STEP_S) for _ in range(CALLERS)]
+    for client in clients:
+        await connect_http(client, topo.url)
+    answered, failed, before = 0, list[str](), cut_off(topo, "w1")
+    killed = asyncio.Event()
+
+    async def caller(index: int, client: StatelessClient) -> None:
+        nonlocal answered
+        await asyncio.sleep(index * HOLD_S / CALLERS)
+        for call in range(CALLS_EACH):
+            tag = f"c{index}-{call}"
+            try:
+                arguments = {"tag": tag, "pause": HOLD_S}
+                result = await client.call_tool(name="hold", arguments=arguments)
+                block = result.content[0]
+                assert isinstance(block, t28.TextContent) and block.text == tag, result
+                answered += 1
+            except MCPError:
+                failed.append(tag)
+            if answered >= KILL_AFTER and not killed.is_set():
+                killed.set()
+                topo.workers[1].signal(signal.SIGKILL)
+
+    try:
+        await asyncio.gather(*(caller(i, c) for i, c in enumerate(clients)))
+    finally:
+        for client in clients:
+            await client.close()
+        topo.workers[1].process.wait(STEP_S)
+        topo.workers[1].log.seek(0)
+        received = set(re.findall(rb"received (c\d+-\d+)", topo.workers[1].log.read()))
+        topo.restart_worker(1)
+    assert killed.is_set() and answered == CALLERS * CALLS_EACH - len(failed)
+    strays = [tag for tag in failed if tag.encode() not in received]
+    cut = cut_off(topo, "w1") - before
+    assert len(strays) <= cut, f"{strays} failed, never received by the killed worker"
+    callers = [tag.split("-")[0] for tag in failed]
+    assert len(callers) == len(set(callers)), f"a caller failed more than once: {failed}"
+
+
 async def test_a_stream_resumes_on_the_other_worker_when_its_worker_dies(
     topo: Topology, http: httpx.AsyncClient
 ) -> None:
@@ -309,7 +370,7 @@ async def listening(topo: Topology, index: int) -> tuple[Any, asyncio.Queue[str]
     async def on_event(method: str, params: Any) -> None:
         got.put_nowait(method)
 
-    task = asyncio.create_task(client.modern.listen({"resourceSubscriptions": [NOTE]}, on_event))
+    task = asyncio.create_task(client.stateless.listen({"resourceSubscriptions": [NOTE]}, on_event))
     assert await asyncio.wait_for(got.get(), STEP_S) == ACKNOWLEDGED
     return client, got, task
 
@@ -328,9 +389,117 @@ async def test_a_change_on_one_worker_reaches_listeners_on_the_other(topo: Topol
         await client.close()
 
 
-async def test_after_a_redis_restart_every_listener_is_cued(topo: Topology) -> None:
+async def stamped(topo: Topology, index: int) -> str:
+    """``stamp`` called on worker ``index`` by a client that learnt its header there."""
+    client = StatelessClient(timeout=STEP_S)
+    await connect_http(client, direct(topo, index), headers={"Host": "127.0.0.1"})
+    try:
+        await client.list_tools()
+        result = await client.call_tool(name="stamp", arguments={"region": "eu"})
+        block = result.content[0]
+        assert isinstance(block, t28.TextContent), result
+        return block.text
+    finally:
+        await client.close()
+
+
+async def test_a_tool_change_on_one_worker_clears_the_header_cache_of_the_other(
+    topo: Topology,
+) -> None:
+    """Worker 1 checks ``stamp``'s ``Mcp-Param-Region`` (cached); its tool source changes
+    unannounced, then worker 0 announces a tools change: worker 1 now accepts the new header."""
+    assert await stamped(topo, 1) == "eu"
+    for index, publish in ((1, False), (0, True)):
+        client = StatelessClient(timeout=STEP_S)
+        await connect_http(client, direct(topo, index), headers={"Host": "127.0.0.1"})
+        try:
+            arguments = {"header": "Zone", "publish": publish}
+            await client.call_tool(name="retag", arguments=arguments)
+        finally:
+            await client.close()
+    try:
+        for _ in range(50):  # the change travels through Redis (bounded wait)
+            try:
+                assert await stamped(topo, 1) == "eu"
+                break
+            except MCPError:
+                await asyncio.sleep(0.02)
+        else:
+            raise AssertionError("worker 1 still checks the old header")
+    finally:
+        for index in (0, 1):
+            client = StatelessClient(timeout=STEP_S)
+            await connect_http(client, direct(topo, index), headers={"Host": "127.0.0.1"})
+            try:
+                arguments = {"header": "Region", "publish": True}
+                await client.call_tool(name="retag", arguments=arguments)
+            finally:
+                await client.close()
+
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+
+
+async def stateless_post(
+    http: httpx.AsyncClient, topo: Topology, index: int, method: str, params: dict[str, Any]
+) -> Any:
+    """One 2026-07-28 request (with the tasks extension) to worker ``index``; its result."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS_EXTENSION: {}}},
+    }
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}}
+    headers = {**HEADERS, "host": "127.0.0.1", "mcp-protocol-version": "2026-07-28"}
+    headers["mcp-method"] = method
+    headers["mcp-name"] = params["name"] if "name" in params else params["taskId"]
+    response = await http.post(direct(topo, index), json=body, headers=headers)
+    assert response.status_code == 200, response.text
+    (answer,) = frames(response)
+    assert "result" in answer, answer
+    return answer["result"]
+
+
+async def test_a_task_made_on_one_worker_is_read_and_finished_on_the_other(
+    topo: Topology, http: httpx.AsyncClient
+) -> None:
+    """A ``hold`` call made a task on worker 0 (the store the Redis backend handed the
+    server): worker 1 reads it while it works, and reads its result once it completed."""
+    call = {"name": "hold", "arguments": {"tag": "task-1", "pause": 0.5}}
+    created = await stateless_post(http, topo, 0, "tools/call", call)
+    assert created["resultType"] == "task" and created["status"] == "working", created
+    task = {"taskId": created["taskId"]}
+    seen = await stateless_post(http, topo, 1, "tasks/get", task)
+    assert seen["status"] == "working", seen
+    for _ in range(100):  # bounded: the task ends after 0.5 s
+        seen = await stateless_post(http, topo, 1, "tasks/get", task)
+        if seen["status"] != "working":
+            break
+        await asyncio.sleep(0.05)
+    assert seen["status"] == "completed", seen
+    assert seen["result"]["content"] == [{"type": "text", "text": "task-1"}], seen
+
+
+async def new_sessions_work(http: httpx.AsyncClient, topo: Topology) -> dict[str, str]:
+    """Open a session on each worker, retrying for at most 2 s; the last one's headers."""
+    deadline = asyncio.get_running_loop().time() + 2.0
+    fresh: dict[str, str] = {}
+    for index in (0, 1):
+        while True:
+            try:
+                fresh = await open_session(http, direct(topo, index))
+                break
+            except AssertionError:
+                assert asyncio.get_running_loop().time() < deadline, "no new session within 2 s"
+                await asyncio.sleep(0.1)
+    return fresh
+
+
+async def test_after_a_redis_restart_every_listener_is_cued(
+    topo: Topology, http: httpx.AsyncClient
+) -> None:
     """Redis restarted (what was published meanwhile is lost): each listener, on each worker,
-    gets a resync cue (a resources/updated of its note) instead of stalling silently."""
+    gets a resync cue (a resources/updated of its note) instead of stalling silently; new
+    sessions work on each worker within 2 s."""
     first = await listening(topo, 0)
     second = await listening(topo, 1)
     try:
@@ -341,6 +510,7 @@ async def test_after_a_redis_restart_every_listener_is_cued(topo: Topology) -> N
         for client, _, task in (first, second):
             task.cancel()
             await client.close()
+    await new_sessions_work(http, topo)
 
 
 async def test_redis_stopped_fails_fast_with_503_and_recovers(
@@ -356,13 +526,6 @@ async def test_redis_stopped_fails_fast_with_503_and_recovers(
         assert response.headers.get("retry-after") == "1"
     finally:
         topo.redis.signal(signal.SIGCONT)
-    deadline = asyncio.get_running_loop().time() + 2.0
-    while True:
-        try:
-            fresh = await open_session(http, topo.url)
-            break
-        except AssertionError:
-            assert asyncio.get_running_loop().time() < deadline, "no new session within 2 s"
-            await asyncio.sleep(0.1)
+    fresh = await new_sessions_work(http, topo)
     response = await http.post(topo.url, json=echo(2, "back"), headers=fresh)
     assert response.status_code == 200 and "back" in response.text

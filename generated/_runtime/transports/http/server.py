@@ -29,7 +29,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import msgspec
 
-from ...backends.base import FORWARDED, Backend, BackendUnavailable, MemoryBackend
+from ...backends.base import (
+    FORWARDED,
+    Backend,
+    BackendUnavailable,
+    MemoryBackend,
+    share_task_store,
+)
 from ...core.errors import MissingDependency
 from ...core.frame_guard import DEFAULT_MAX_DEPTH, frame_problem, shape_problem
 from ...core.sealed import refuse_random_key
@@ -179,8 +185,9 @@ class McpHttpApp:
 
     def __init__(self, servers: ServerBase | list[ServerBase], options: HttpOptions | None = None):
         every = servers if isinstance(servers, list) else [servers]
-        self.stateless, self.servers = faces(every)
         self.options = options or HttpOptions()
+        share_task_store(every, self.options.backend.task_store)
+        self.stateless, self.servers = faces(every)
         self.sessions: dict[str, HttpSession] = {}
         self.versions = frozenset(s.FACTS.version for s in self.servers)
         self.tool_headers = None if self.stateless is None else ToolHeaders(self.stateless)
@@ -266,6 +273,8 @@ class McpHttpApp:
             refuse_random_key([engine.sealer])
         if backend.bus is not None and engine is not None:
             share_bus(engine, backend.bus)
+        if backend.bus is not None and self.tool_headers is not None:
+            self.tool_headers.listen(backend.bus)
         await backend.start(self, self._end_all)
 
     async def stop(self) -> None:

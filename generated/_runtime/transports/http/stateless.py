@@ -32,6 +32,7 @@ from ...core.wire import Outbound, as_object, meta_of
 from ...roles.era import is_stateless, probe
 from ...roles.one_frame import Reply
 from ...roles.stateless import StatelessServer
+from ...roles.subscriptions import RESYNC, TOOLS_CHANGED, Bus, Change
 from .headers import HeaderError, InvalidToolHeaders, ParamHeader, check_request, param_headers
 
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -56,24 +57,47 @@ def wants_stateless(
 
 
 class ToolHeaders:
-    """The tools' ``Mcp-Param-*`` headers of one server, learnt from its own ``tools/list``."""
+    """The tools' ``Mcp-Param-*`` headers of one server, learnt from its own ``tools/list``.
+
+    Forgotten when the tool list changes: on this worker (the server's ``tool_changes``) and,
+    once ``listen`` attached it to a bus shared by several workers, on any of them (a tools
+    ``list_changed`` published there, or a ``RESYNC`` after the broker lost changes).
+    """
 
     def __init__(self, face: StatelessServer) -> None:
         self.face = face
         self._table: dict[str, tuple[ParamHeader, ...]] | None = None
+        self._learnt = 0
+        """How many times the table was forgotten (a load started before is not kept)."""
+        self._detach: Callable[[], None] | None = None
         face.tool_changes.append(self.forget)
 
     def forget(self) -> None:
         """The tool list changed: learn it again when next needed."""
         self._table = None
+        self._learnt += 1
+
+    def listen(self, bus: Bus) -> None:
+        """Forget the table whenever ``bus`` says the tool list changed (or lost changes)."""
+        if self._detach is not None:
+            self._detach()
+        self._detach = bus.attach(self._heard)
+
+    def _heard(self, change: Change) -> None:
+        if change.method in (TOOLS_CHANGED, RESYNC):
+            self.forget()
 
     async def of(self, request: Request, name: object) -> tuple[ParamHeader, ...]:
         """The headers a ``tools/call`` of tool ``name`` must carry (none for other methods)."""
         if request.method != "tools/call":
             return ()
-        if self._table is None:
-            self._table = await self._load(request)
-        return self._table.get(name, ()) if isinstance(name, str) else ()
+        table = self._table
+        if table is None:
+            learnt = self._learnt
+            table = await self._load(request)
+            if learnt == self._learnt:  # not forgotten meanwhile
+                self._table = table
+        return table.get(name, ()) if isinstance(name, str) else ()
 
     async def _load(self, request: Request) -> dict[str, tuple[ParamHeader, ...]]:
         """Ask the server's own ``tools/list`` (with the request's ``_meta``) once."""
