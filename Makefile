@@ -30,7 +30,7 @@ $(NODE_TOOLS): tests/node/package.json tests/node/package-lock.json
 	cd tests/node && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# redis-server and haproxy for the multi-worker tests (tests/test_topology.py), from Debian's
+# redis-server and haproxy for the multi-worker tests (tests/transports/http/test_topology.py), from Debian's
 # packages: apt-get as root, else unpacked into the ignored tests/.tools; versions checked
 # (Redis >= 7.0, HAProxy >= 2.6). The tests install them the same way when they are missing.
 topology-tools: install
