@@ -9,6 +9,7 @@ a handshake session. Which era a request belongs to is one rule (``era.is_statel
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -148,3 +149,50 @@ def test_one_rule_decides_the_era(
     versions = frozenset({"2025-11-25", "2025-06-18"})
     got = is_stateless(stated, meta, versions, in_session=in_session, otherwise=otherwise)
     assert got is expected
+
+
+class Finishing(Server):
+    """A stateless server whose results carry their own ``_meta`` and cache hints."""
+
+    def __init__(self) -> None:
+        self.meta: dict[str, Any] = {"example.com/trace": "t1"}
+
+    async def call_tool(self, params: t.CallToolRequestParams, ctx: ServerContext) -> Any:
+        """A result with the handler's own ``_meta``."""
+        return t.CallToolResult(content=[t.TextContent(text="x")], meta=self.meta)
+
+    async def list_tools(self, params: Any, ctx: ServerContext) -> Any:
+        """Tools out of order, with the handler's own ``ttlMs``."""
+        schema: dict[str, Any] = {"type": "object"}
+        tools = [t.Tool(name=n, input_schema=schema) for n in ("b", "c", "a")]
+        return t.ListToolsResult(tools=tools, ttl_ms=5)
+
+
+@bounded
+async def test_results_are_finished_without_losing_the_handlers_members() -> None:
+    """A typed result gets ``resultType``, serverInfo in ``_meta`` beside the handler's own
+    keys (the handler's dict left as it was), and cache hints where it set none; a page of
+    tools is sorted by name."""
+    from generated._runtime.roles.stateless import StatelessServer
+
+    server = Finishing()
+    face = StatelessServer(server)
+
+    async def answer(method: str) -> dict[str, Any]:
+        frame = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {"_meta": META}}
+        if method == "tools/call":
+            frame["params"] = {"name": "x", "arguments": {}, "_meta": META}
+        reply = await face.answer(json.dumps(frame).encode())
+        assert reply.response is not None
+        result: dict[str, Any] = json.loads(reply.response.data)["result"]
+        return result
+
+    called = await answer("tools/call")
+    assert called["resultType"] == "complete"
+    assert called["_meta"]["example.com/trace"] == "t1"
+    assert called["_meta"]["io.modelcontextprotocol/serverInfo"]["name"]
+    assert server.meta == {"example.com/trace": "t1"}
+    listed = await answer("tools/list")
+    assert [tool["name"] for tool in listed["tools"]] == ["a", "b", "c"]
+    assert (listed["ttlMs"], listed["cacheScope"]) == (5, "private")
+    assert "io.modelcontextprotocol/serverInfo" in listed["_meta"]

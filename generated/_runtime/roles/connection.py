@@ -86,6 +86,11 @@ def _object(value: object) -> dict[str, Any]:
     return cast("dict[str, Any]", value) if type(value) is dict else {}
 
 
+def client_capabilities(meta: object) -> dict[str, Any]:
+    """The client capabilities a request's ``_meta`` declares (the request's own object)."""
+    return _object(_object(meta).get(META_CAPABILITIES))
+
+
 @dataclass(slots=True)
 class RequestFacts:
     """What a request without a handshake says about itself in ``_meta``, and where its
@@ -111,7 +116,7 @@ class RequestFacts:
         version = found.get(META_VERSION)
         return cls(
             version if type(version) is str else "",
-            _object(found.get(META_CAPABILITIES)),
+            client_capabilities(found),
             _object(found.get(META_CLIENT_INFO)),
             level if level is not None and level in LOG_LEVELS else None,
         )

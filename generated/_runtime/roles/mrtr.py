@@ -168,10 +168,34 @@ def open_rounds(
 
 
 class RoundsAsker:
-    """A request's MRTR rounds as where its questions go: one not answered yet ends the round."""
+    """A request's MRTR rounds as where its questions go: one not answered yet ends the round.
 
-    def __init__(self, rounds: Rounds) -> None:
-        self.rounds = rounds
+    A first round (no ``requestState``, no ``inputResponses``) opens its rounds only when the
+    handler asks its first question: most calls ask none and cost one object.
+    """
+
+    def __init__(
+        self,
+        method: str,
+        params: Any,
+        client_capabilities: Mapping[str, Any],
+        result_types: Mapping[str, Any],
+        opened: Rounds | None = None,
+    ) -> None:
+        self._method = method
+        self._params = params
+        self._capabilities = client_capabilities
+        self._result_types = result_types
+        self._rounds = opened
+
+    @property
+    def rounds(self) -> Rounds:
+        """The rounds of this request (a first round's, opened now if not yet)."""
+        if self._rounds is None:
+            self._rounds = Rounds(
+                self._method, _Lazy(self._params), {}, self._capabilities, self._result_types
+            )
+        return self._rounds
 
     async def ask(self, method: str, params: Any, key: str | None = None) -> Any:
         """The answer given in an earlier round, else raise ``InputRequired``."""
@@ -194,20 +218,20 @@ def with_rounds(
             return await handler(params, ctx)
         caps = facts.client_capabilities
         typed: _RoundTrip = params
-        if typed.request_state is msgspec.UNSET and typed.input_responses is msgspec.UNSET:
-            opened = Rounds(method, _Lazy(params), {}, caps, result_types)  # the first round
-        else:
+        opened = None
+        if typed.request_state is not msgspec.UNSET or typed.input_responses is not msgspec.UNSET:
             try:
                 given = as_object(msgspec.to_builtins(params)) or {}
                 opened = open_rounds(method, given, sealer, caps, result_types)
             except (InvalidRequestState, InvalidInputResponse) as exc:
                 raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
+        asker = RoundsAsker(method, params, caps, result_types, opened)
         if facts.asker is None:
-            facts.asker = RoundsAsker(opened)
+            facts.asker = asker
         try:
             return await handler(params, ctx)
         except InputRequired:
-            return opened.interim(sealer)
+            return asker.rounds.interim(sealer)
 
     return rounds
 

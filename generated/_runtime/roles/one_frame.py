@@ -35,7 +35,7 @@ class Reply:
 
 def refused(events: list[Event]) -> bool:
     """Whether the session refused the frame as such (not merely its params' types)."""
-    return any(
+    return ProtocolViolation in map(type, events) and any(
         type(event) is ProtocolViolation
         and (event.error.code != INVALID_PARAMS or isinstance(event.error, MetaRefused))
         for event in events

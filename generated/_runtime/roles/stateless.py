@@ -22,6 +22,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeVar, cast
 
 import msgspec
@@ -207,8 +208,34 @@ class StatelessServer:
             result["instructions"] = self.server.instructions
         return result
 
-    def complete(self, method: str, result: Any) -> dict[str, Any]:
-        """A handler's result as sent: ``resultType``, serverInfo, cache hints, sorted tools."""
+    def complete(self, method: str, result: Any) -> Any:
+        """A handler's result as sent: ``resultType``, serverInfo, cache hints, sorted tools.
+
+        A generated result Struct is completed as a Struct (``msgspec.structs.replace``): no
+        conversion to builtins and back. Other results (dicts, the builtins') as JSON objects.
+        """
+        shape = _shape_of(result.__class__)
+        if shape is None:
+            return self._complete_json(method, result)
+        changes: dict[str, Any] = {}
+        meta = result.meta
+        info = self.server_info()
+        if meta is msgspec.UNSET or meta is None:
+            changes["meta"] = {META_SERVER_INFO: info}
+        elif META_SERVER_INFO not in meta:
+            changes["meta"] = {**meta, META_SERVER_INFO: info}
+        if shape.cache and method in CACHEABLE and shape.result_type == "complete":
+            ttl, scope = self.hints.get(method, (None, None))
+            if result.ttl_ms is msgspec.UNSET:
+                changes["ttl_ms"] = self.cache_ttl_ms if ttl is None else ttl
+            if result.cache_scope is msgspec.UNSET:
+                changes["cache_scope"] = scope or self.cache_scope
+        if method == "tools/list" and shape.tools and result.next_cursor is msgspec.UNSET:
+            changes["tools"] = sorted(result.tools, key=_tool_name)
+        return msgspec.structs.replace(result, **changes)
+
+    def _complete_json(self, method: str, result: Any) -> dict[str, Any]:
+        """``complete`` for a result that is no generated result Struct: as a JSON object."""
         out = as_object(msgspec.to_builtins(result))
         if out is None:
             raise MCPError(INTERNAL_ERROR, "the handler returned no result object")
@@ -300,7 +327,7 @@ class StatelessServer:
             connection = self.connect(transport, max_depth=max_depth, stated=stated, check=check)
         try:
             events = await connection.peer.feed(frame)
-            asked = any(type(event) is Request for event in events)
+            asked = Request in map(type, events)
             if asked:
                 await transport.answered
             await connection.peer.flush()
@@ -471,6 +498,47 @@ class StatelessConnection(ServerSide):
 _FACTS: ContextVar[RequestFacts | None] = ContextVar("mcpgen_request_facts", default=None)
 """The facts of the stateless request whose handler runs in this context."""
 _FACES: weakref.WeakKeyDictionary[ServerDefinition, StatelessServer] = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What ``complete`` may set on a result Struct type (worked out once per type)."""
+
+    result_type: str
+    """The ``resultType`` the type's tag writes."""
+    cache: bool
+    """Whether it has ``ttlMs`` and ``cacheScope``."""
+    tools: bool
+    """Whether it is a page of tools (``tools``, ``nextCursor``)."""
+
+
+_SHAPES: dict[type, _Shape | None] = {}
+
+
+def _shape_of(kind: type) -> _Shape | None:
+    """The shape of a result Struct type tagged by ``resultType`` with ``_meta``; else None."""
+    if kind in _SHAPES:
+        return _SHAPES[kind]
+    shape = None
+    if issubclass(kind, msgspec.Struct):
+        config = kind.__struct_config__
+        names = {f.name: f.encode_name for f in msgspec.structs.fields(kind)}
+        if (
+            config.tag_field == "resultType"
+            and isinstance(config.tag, str)
+            and names.get("meta") == "_meta"
+        ):
+            cache = names.get("ttl_ms") == "ttlMs" and names.get("cache_scope") == "cacheScope"
+            tools = "tools" in names and names.get("next_cursor") == "nextCursor"
+            shape = _Shape(config.tag, cache, tools)
+    if len(_SHAPES) < 1024:  # result types are few
+        _SHAPES[kind] = shape
+    return shape
+
+
+def _tool_name(tool: Any) -> str:
+    """A tool's name, to sort ``tools/list`` by."""
+    return str(getattr(tool, "name", ""))
 
 
 def _objects(value: object) -> list[dict[str, Any]] | None:

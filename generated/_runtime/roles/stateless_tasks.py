@@ -29,10 +29,9 @@ import msgspec
 from ..core.codec import convert
 from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 from ..core.events import Request
-from ..core.lifecycle import as_json
 from ..core.tasks import TERMINAL
-from ..core.wire import as_object
-from .connection import RequestContext, RequestFacts
+from ..core.wire import as_object, meta_of
+from .connection import RequestContext, RequestFacts, client_capabilities
 from .dispatch import Handler
 from .mrtr import INPUT_CAPABILITY, InvalidInputResponse, MissingClientCapability, params_json
 from .taskstore import TaskRecord
@@ -163,18 +162,19 @@ class StatelessTasks:
         self.methods = EXTENSION_METHODS if support.cancel else EXTENSION_METHODS - {"tasks/cancel"}
         self._settling: set[asyncio.Task[None]] = set()
 
-    def plan(self, method: str, params: Mapping[str, Any], capabilities: Mapping[str, Any]) -> Plan:
-        """How this call runs; raises -32021 for a ``required`` tool without the extension."""
+    def plan(self, method: str, tool: object, meta: object) -> Plan:
+        """How a call of ``tool`` runs (``meta``: the request's ``_meta``, read only for a tool
+        that may be a task); raises -32021 for a ``required`` tool without the extension."""
         if method != "tools/call" or (
             self.support.methods is not None and method not in self.support.methods
         ):
             return "sync"
-        name = str(params.get("name"))
+        name = str(tool)
         tools = self.support.tools
         mode = "optional" if tools is None else tools.get(name, "forbidden")
         if mode == "forbidden":
             return "sync"
-        if not declares_extension(capabilities):
+        if not declares_extension(client_capabilities(meta)):
             if mode == "required":
                 raise missing_extension()
             return "sync"
@@ -292,12 +292,15 @@ class TaskStarter:
         """The ``CreateTaskResult`` (or the result, if no task began); None: run it as usual."""
         if request.method != "tools/call":
             return None
+        params: object = request.params
+        found = as_object(params)
+        tool = found.get("name") if found is not None else getattr(params, "name", None)
+        plan = self.tasks.plan(request.method, tool, meta_of(params))
+        if plan == "sync":
+            return None  # the context is made once, by dispatch
         context = self.context(request)
         facts = context.facts
         assert facts is not None
-        plan = self.tasks.plan(request.method, as_json(request.params), facts.client_capabilities)
-        if plan == "sync":
-            return None
         call: Call = lambda: handler(request.params, context)  # noqa: E731
         created, result = await self.tasks.run(plan, request.method, call, facts)
         return created if created is not None else result

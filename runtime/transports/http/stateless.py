@@ -30,6 +30,7 @@ from ...core.meta import HEADER_MISMATCH, STATELESS_ERRORS
 from ...core.wire import Outbound, as_object, meta_of
 from ...roles.era import is_stateless, probe
 from ...roles.one_frame import Reply
+from ...roles.running import start_eagerly
 from ...roles.stateless import StatelessServer
 from ...roles.subscriptions import RESYNC, TOOLS_CHANGED, Bus, Change
 from .headers import HeaderError, InvalidToolHeaders, ParamHeader, check_request, param_headers
@@ -164,25 +165,35 @@ async def serve_stateless_post(
 
     async def check(request: Request) -> None:
         try:
-            params = as_json(request.params)
+            params = _mirrored(request.params)
             tools = await tool_headers.of(request, params.get("name"))
             check_request(headers, request.method, params, tools)
         except HeaderError as exc:
             raise MCPError(exc.code, str(exc)) from None
 
-    answer = face.answer(body, emit, max_depth=max_depth, stated=stated, check=check)
-    work = asyncio.ensure_future(answer)
-    gone = asyncio.ensure_future(_wait_disconnect(receive))
-    try:
-        await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        gone.cancel()
-    if not work.done():  # the client closed the stream: that cancels the request
-        work.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await work
-        return
-    reply: Reply = work.result()
+    replies: list[Reply] = []
+
+    async def answer() -> None:
+        replies.append(
+            await face.answer(body, emit, max_depth=max_depth, stated=stated, check=check)
+        )
+
+    # Run at once: a handler that answers without waiting needs no task and no watch for the
+    # client going away; one that waits runs on as a task, cancelled if the client leaves.
+    work = start_eagerly(answer())
+    if work is not None:
+        gone = asyncio.ensure_future(_wait_disconnect(receive))
+        try:
+            await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+        if not work.done():  # the client closed the stream: that cancels the request
+            work.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await work
+            return
+        work.result()
+    reply = replies[0]
     async with lock:
         if not started:
             await _raw(send, status_of(reply), reply.response)
@@ -190,6 +201,23 @@ async def serve_stateless_post(
         last = _event(reply.response.data) if reply.response is not None else b""
         with contextlib.suppress(Exception):
             await send({"type": "http.response.body", "body": last})
+
+
+_MIRRORED: Final = (("name", "name"), ("uri", "uri"), ("arguments", "arguments"))
+"""The params members the headers mirror (wire name, attribute), read without converting."""
+
+
+def _mirrored(params: object) -> Mapping[str, Any]:
+    """The members of a request's params that its headers mirror (``name``, ``uri``,
+    ``arguments``), read from the typed params without converting them all to JSON."""
+    if params is None or as_object(params) is not None:
+        return as_json(params)
+    found: dict[str, Any] = {}
+    for wire, attr in _MIRRORED:
+        value: object = getattr(params, attr, msgspec.UNSET)
+        if value is not msgspec.UNSET:
+            found[wire] = value
+    return found
 
 
 class _Error(msgspec.Struct):

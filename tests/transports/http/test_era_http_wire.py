@@ -195,3 +195,71 @@ async def test_tampered_state_is_minus_32602(client: httpx.AsyncClient) -> None:
         "id": 7,
         "error": {"code": -32602, "message": "Invalid params: invalid requestState: tampered"},
     }
+
+
+async def test_a_stateless_post_whose_client_leaves_cancels_its_handler() -> None:
+    """A handler that waits runs on after the POST's first turn; the client closing the
+    connection cancels it and nothing is sent. One that answers at once is answered."""
+    import asyncio
+
+    from generated._runtime.transports.http.server import HttpOptions, McpHttpApp
+    from generated.v2026_07_28 import Server, ServerContext
+    from generated.v2026_07_28 import types as t
+
+    started, cancelled = asyncio.Event(), asyncio.Event()
+
+    class Waiting(Server):
+        """``wait`` waits until cancelled; other tools answer at once."""
+
+        async def call_tool(self, params: t.CallToolRequestParams, ctx: ServerContext) -> Any:
+            """Wait (for ``wait``) or answer."""
+            if params.name == "wait":
+                started.set()
+                try:
+                    await asyncio.Event().wait()
+                except asyncio.CancelledError:
+                    cancelled.set()
+                    raise
+            return t.CallToolResult(content=[t.TextContent(text=params.name)])
+
+    app = McpHttpApp([Waiting()], HttpOptions(json_response=True))
+
+    async def call(name: str, leave: asyncio.Event) -> list[dict[str, Any]]:
+        params = {"name": name, "arguments": {}, "_meta": META}
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+        messages = [{"type": "http.request", "body": body.encode(), "more_body": False}]
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            if messages:
+                return messages.pop()
+            await leave.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: Any) -> None:
+            sent.append(message)
+
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/mcp",
+            "headers": [(k.encode(), v.encode()) for k, v in headers("tools/call", name).items()]
+            + [(b"host", b"127.0.0.1")],
+            "query_string": b"",
+            "client": ("127.0.0.1", 1),
+            "server": ("127.0.0.1", 2),
+            "scheme": "http",
+            "root_path": "",
+        }
+        await app(scope, receive, send)
+        return sent
+
+    answered = await asyncio.wait_for(call("now", asyncio.Event()), 5)
+    assert answered[0]["status"] == 200
+    assert json.loads(answered[1]["body"])["result"]["content"][0]["text"] == "now"
+    leave = asyncio.Event()
+    waiting = asyncio.create_task(call("wait", leave))
+    await asyncio.wait_for(started.wait(), 5)
+    leave.set()
+    assert await asyncio.wait_for(waiting, 5) == []
+    assert cancelled.is_set()
