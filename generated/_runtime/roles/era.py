@@ -21,7 +21,7 @@ import msgspec
 
 from ..core.meta import META_VERSION
 from ..core.transport import ConnectionClosed, RelatedId, Transport
-from ..core.wire import Inbound, Outbound, as_id
+from ..core.wire import Inbound, Malformed, Outbound, as_id
 from .definition import ServerDefinition
 from .handshake import ServerConnection
 from .peer import Peer
@@ -156,11 +156,28 @@ class _Stream:
         default = not opened and found.method != "initialize"
         return is_stateless(None, meta, self.versions, in_session=False, otherwise=default)
 
+    def _parse_unless_initialize(self, frame: bytes) -> bytes | Inbound:
+        """Before ``initialize``, parse ``frame`` once for the stateless session, where exact.
+
+        Until a session opens, only a well-formed ``initialize`` can leave the stateless
+        connection, so any other parse is routed (and handled) as is; that one and malformed
+        single messages stay bytes for the probe to decide, as before.
+        """
+        inbound = self.stateless.peer.session.parse(frame)
+        if inbound.batch or len(inbound.messages) != 1:
+            return inbound
+        message = inbound.messages[0]
+        if type(message) is Malformed or message.method == "initialize":
+            return frame
+        return inbound
+
     async def run(self) -> None:
         """Route until the stream closes; then end both connections."""
         peer = self.stateless.peer
         try:
             while (frame := await self.transport.read()) is not None:
+                if self.inner is None and not isinstance(frame, Inbound):
+                    frame = self._parse_unless_initialize(frame)
                 if isinstance(frame, Inbound) or self._is_stateless(frame):
                     await peer.feed(frame)
                     await peer.flush()
