@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from generated._runtime.core.errors import INVALID_REQUEST, PARSE_ERROR
+from generated._runtime.core.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 from generated._runtime.transports.stdio import spawn_server
 from tests.core.test_harden_decode import (
     BAD_UTF8_METHOD,
@@ -176,3 +176,36 @@ async def test_http_refuses_ids_of_other_types_in_both_eras() -> None:
         assert ok.status_code == 200 and "supportedVersions" in ok.json()["result"], ok.text
         pong = await legacy.post(ping(2), mcp_protocol_version="2025-11-25")
         assert http_answers(pong) == [{"jsonrpc": "2.0", "id": 2, "result": {}}], pong.text
+
+
+async def test_dual_era_stdio_stream_routes_each_frame_before_initialize() -> None:
+    """Before ``initialize``: a batch, a stateless-``_meta`` ``initialize`` go stateless."""
+    transport = await spawn_server(
+        sys.executable, ["-m", "tests.support.era_fixture_server", "stdio"], cwd=str(ROOT)
+    )
+    raw = RawPeer(transport)
+    init_params = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    }
+    try:
+        await raw.send([discover("b1")])
+        reply = await raw.recv(START_S)
+        assert reply["id"] is None and reply["error"]["code"] == INVALID_REQUEST, reply
+        stateless_init = {**init_params, "_meta": META}
+        await raw.send(
+            {"jsonrpc": "2.0", "id": "i0", "method": "initialize", "params": stateless_init}
+        )
+        reply = await raw.recv()
+        assert reply["id"] == "i0" and reply["error"]["code"] == METHOD_NOT_FOUND, reply
+        await raw.send(
+            {"jsonrpc": "2.0", "id": "i1", "method": "initialize", "params": init_params}
+        )
+        reply = await raw.recv()
+        assert reply["id"] == "i1" and reply["result"]["protocolVersion"] == "2025-11-25", reply
+        await raw.send(discover("d1"))
+        answer = await raw.recv()
+        assert answer["id"] == "d1" and "supportedVersions" in answer["result"], answer
+    finally:
+        await transport.close()
