@@ -13,37 +13,23 @@ import asyncio
 import random
 from typing import Final
 
+from tests.support.loopback_proxy import LoopbackProxy
+
 CUT_AT: Final = (1, 2, 2, 3, 3, None, None)
 """The k-th event of a connection at which it is cut, drawn uniformly per connection."""
 MARK: Final = b"data: {"
 RESPONSE: Final = b"HTTP/1.1 "
 
 
-class CuttingProxy:
+class CuttingProxy(LoopbackProxy):
     """Forwards 127.0.0.1:``port`` to ``target``, cutting SSE events (see the module)."""
 
     def __init__(self, target_port: int, seed: int = 9) -> None:
-        self.target_port = target_port
+        super().__init__(target_port)
         self.random = random.Random(seed)
         self.cuts = 0
         """Connections cut so far."""
         self.connections = 0
-        self._server: asyncio.Server | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
-
-    async def start(self) -> int:
-        """Listen on a free port; return it."""
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        port: int = self._server.sockets[0].getsockname()[1]
-        return port
-
-    async def close(self) -> None:
-        """Stop listening and drop every connection."""
-        if self._server is not None:
-            self._server.close()
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1

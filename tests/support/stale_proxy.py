@@ -15,36 +15,22 @@ from __future__ import annotations
 import asyncio
 from typing import Literal
 
+from tests.support.loopback_proxy import LoopbackProxy
+
 HangUp = Literal["reused", "fresh", "head"]
 PARTIAL_HEAD = b"HTTP/1.1 200 OK\r\nContent-"
 
 
-class StaleProxy:
+class StaleProxy(LoopbackProxy):
     """Forwards 127.0.0.1:``port`` to ``target_port`` request by request (see the module)."""
 
     def __init__(self, target_port: int) -> None:
-        self.target_port = target_port
+        super().__init__(target_port)
         self.hang_up: HangUp | None = None
         self.forwarded = 0
         """Requests that reached the target."""
         self.hung_up = 0
         """Requests hung up on (never forwarded)."""
-        self._server: asyncio.Server | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
-
-    async def start(self) -> int:
-        """Listen on a free port; return it."""
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        port: int = self._server.sockets[0].getsockname()[1]
-        return port
-
-    async def close(self) -> None:
-        """Stop listening and drop every connection."""
-        if self._server is not None:
-            self._server.close()
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
 
     def _hangs_up(self, first: bool) -> HangUp | None:
         """The armed hang-up if it takes this request (disarmed then), else None."""
