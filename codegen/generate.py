@@ -10,25 +10,21 @@ from .convert.build import build_convert
 from .errors import Problem
 from .inputs import Sources, inputs_of
 from .output import write_package
-from .parser.ir import RevisionIR
 from .render.project import PackageIR, render_package
-from .revision import RevisionInput, build_ir
+from .revision import RevisionInput, build_revision_of
 
 
 def render_inputs(inputs: list[RevisionInput]) -> tuple[dict[str, str], list[Problem]]:
     """Render the package for ``inputs`` (oldest first) in memory; nothing is written."""
-    irs: list[RevisionIR] = []
-    warnings: list[Problem] = []
-    for given in inputs:
-        ir, found = build_ir(given)
-        irs.append(ir)
-        warnings.extend(found)
+    built = [build_revision_of(given) for given in inputs]
+    irs = [b.ir for b in built]
+    warnings = [w for b in built for w in b.warnings]
     converters = None
     if len(irs) > 1:
         served = [ir for ir in irs if any(n == "server.py" for _, n in ir.templates)]
         servers = tuple((ir.revision, ir.module) for ir in served)
         clients = tuple((ir.revision, ir.module) for ir in served if ir.has_handshake)
-        converters = replace(build_convert(inputs), servers=servers, clients=clients)
+        converters = replace(build_convert(built), servers=servers, clients=clients)
     files = render_package(PackageIR(__version__, tuple(irs), converters))
     return files, warnings
 

@@ -48,10 +48,21 @@ def patched_document(given: RevisionInput) -> tuple[SchemaDocument, tuple[Proble
     return parse_document(raw, source.origin), skipped
 
 
-def build_ir(given: SchemaSource | RevisionInput) -> tuple[RevisionIR, list[Problem]]:
-    """Turn one schema file into its IR, raising if the schema has errors.
+@dataclass(frozen=True)
+class BuiltRevision:
+    """One revision after its first stages: its input, its patched schema model and its IR."""
 
-    A bare ``SchemaSource`` gets the overrides of the revision it names, if it has any.
+    given: RevisionInput
+    doc: SchemaDocument
+    ir: RevisionIR
+    warnings: tuple[Problem, ...]
+
+
+def build_revision_of(given: SchemaSource | RevisionInput) -> BuiltRevision:
+    """Run one revision's first stages once, raising if the schema has errors.
+
+    A bare ``SchemaSource`` gets the overrides of the revision it names, if it has any. The
+    generator, the converters' planner and ``mcpgen diff`` all start from this one result.
     """
     if isinstance(given, SchemaSource):
         given = RevisionInput(given, load_overrides(given.revision))
@@ -60,7 +71,14 @@ def build_ir(given: SchemaSource | RevisionInput) -> tuple[RevisionIR, list[Prob
     _stop_on_errors(doc.problems, source.origin)  # the parser relies on a well-formed model
     ir, problems = build_revision(source.revision, source.sha256, __version__, doc, given.overrides)
     _stop_on_errors(problems, source.origin)
-    return ir, [*skipped, *(p for p in problems if p.level is Level.WARNING)]
+    warnings = (*skipped, *(p for p in problems if p.level is Level.WARNING))
+    return BuiltRevision(given, doc, ir, warnings)
+
+
+def build_ir(given: SchemaSource | RevisionInput) -> tuple[RevisionIR, list[Problem]]:
+    """Turn one schema file into its IR and its warnings, raising if the schema has errors."""
+    built = build_revision_of(given)
+    return built.ir, list(built.warnings)
 
 
 def _stop_on_errors(problems: tuple[Problem, ...], origin: str) -> None:

@@ -7,17 +7,18 @@ from collections.abc import Sequence
 
 from ..diff import compare, load_surface
 from ..errors import GenerationError
-from ..revision import RevisionInput, known_revisions
+from ..revision import BuiltRevision, RevisionInput, known_revisions
 from .ir import ConvertIR, Policy, StepIR, load_policy
 from .plan import plan_step
 
 
 def build_convert(
-    revisions: Sequence[str | RevisionInput], policy: Policy | None = None
+    revisions: Sequence[str | RevisionInput | BuiltRevision], policy: Policy | None = None
 ) -> ConvertIR:
     """Plan every step between neighbouring ``revisions`` (oldest first), both ways.
 
-    A revision is a built-in one by name, or an input (a next revision with its overrides).
+    A revision is a built-in one by name, an input (a next revision with its overrides), or
+    one the generator already built (its schema model and IR are used as they are).
     """
     policy = policy if policy is not None else load_policy()
     surfaces = [load_surface(rev) for rev in revisions]

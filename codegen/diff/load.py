@@ -20,7 +20,7 @@ from ..parser.implicit import inherit_base_params
 from ..parser.ir import RevisionIR
 from ..parser.names import class_name, pascal_case
 from ..parser.naming import OPEN_MAP_FIELDS, SchemaView
-from ..revision import RevisionInput, build_ir, known_revisions, patched_document
+from ..revision import BuiltRevision, RevisionInput, build_revision_of, known_revisions
 from . import shape as sh
 from .shape import Shape
 from .views import FieldView, MethodView, Surface, TypeKind, TypeView
@@ -29,16 +29,20 @@ CAPABILITY_ROOTS = ("ClientCapabilities", "ServerCapabilities")
 _PRIMS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
 
 
-def load_surface(spec: str | RevisionInput, given: Sources | None = None) -> Surface:
-    """Load a side: a pinned revision, a schema file, ``REV=FILE`` (a file read as REV), or
-    a revision's input.
+def load_surface(
+    spec: str | RevisionInput | BuiltRevision, given: Sources | None = None
+) -> Surface:
+    """Load a side: a pinned revision, a schema file, ``REV=FILE`` (a file read as REV), a
+    revision's input, or a revision already built (the generator's, not built again).
 
     A pinned revision's overrides apply (to its file too, given as ``REV=FILE``), and so do
     the inherited ones of a revision outside the manifest that ``given`` names a base or an
     overrides file for; a file of another revision, or of none, is read as it is.
     """
-    if isinstance(spec, RevisionInput):
-        given_input, label = spec, spec.revision
+    if isinstance(spec, BuiltRevision):
+        built, label = spec, spec.given.revision
+    elif isinstance(spec, RevisionInput):
+        built, label = build_revision_of(spec), spec.revision
     else:
         revision, path = _parse_spec(spec)
         label = revision if path is None and revision else spec
@@ -49,8 +53,8 @@ def load_surface(spec: str | RevisionInput, given: Sources | None = None) -> Sur
             given_input, _ = revision_input(revision, given)
         else:
             given_input = RevisionInput(resolve("", path), Overrides())
-    ir, _ = build_ir(given_input)
-    doc, _ = patched_document(given_input)
+        built = build_revision_of(given_input)
+    given_input, doc, ir = built.given, built.doc, built.ir
     overrides = given_input.overrides
     known = given_input.revision in known_revisions() or overrides.base is not None
     known = known or overrides.file_sha256 is not None
