@@ -12,6 +12,7 @@ try:
     import redis.asyncio as aioredis
     from redis.asyncio.retry import Retry
     from redis.backoff import NoBackoff
+    from redis.exceptions import ConnectionError as RedisConnectionError
     from redis.exceptions import RedisError
 except ImportError as exc:  # pragma: no cover - the extra is missing
     from ..core.errors import MissingDependency
@@ -22,14 +23,16 @@ __all__ = ["RedisError", "client_for", "result"]
 
 
 def client_for(url: str, socket_timeout: float) -> Any:
-    """An asyncio Redis client that never retries: a failure surfaces within the socket
-    timeout (callers answer 503 or try again on their own schedule)."""
+    """An asyncio Redis client that retries a call once, at once, and only when its pooled
+    connection turned out dead (Redis restarted while it was idle: a new connection succeeds
+    or is refused at once); a timeout is never retried, so a frozen Redis surfaces within the
+    socket timeout (callers answer 503 or try again on their own schedule)."""
     client_class: Any = aioredis.Redis  # its stubs leave ``from_url``'s kwargs untyped
     return client_class.from_url(
         url,
         socket_timeout=socket_timeout,
         socket_connect_timeout=socket_timeout,
-        retry=Retry(NoBackoff(), 0),
+        retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
     )
 
 

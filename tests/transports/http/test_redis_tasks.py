@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from generated._runtime.backends.redis_tasks import RedisTaskStore
-from tests.support.topology_support import redis_server
+from tests.support.topology_support import redis_server, start_redis, tools
 
 STEP_S = 10.0
 
@@ -63,3 +63,22 @@ async def test_tasks_are_listed_in_creation_order_across_workers(
         if cursor is None:
             break
     assert listed == made
+
+
+async def test_a_restarted_redis_is_reached_again_on_the_first_call() -> None:
+    """Redis restarted while a worker's pooled connection was idle: the worker's next call
+    reconnects and succeeds (the dead pooled connection is not answered as unavailable)."""
+    binary = tools()[0]
+    server = start_redis(binary)
+    store = RedisTaskStore(f"redis://127.0.0.1:{server.port}/0")
+    try:
+        made = await store.create("carol", "tools/call", None)
+        assert (await store.get("carol", made.task_id)) is not None
+        server.stop()
+        server = start_redis(binary, server.port)  # empty again, same port
+        assert await store.get("carol", made.task_id) is None
+        again = await store.create("carol", "tools/call", None)
+        assert (await store.get("carol", again.task_id)) is not None
+    finally:
+        await store.client.aclose()
+        server.stop()
