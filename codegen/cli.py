@@ -13,7 +13,8 @@ from . import __version__
 from .diff.command import diff_command
 from .errors import GenerationError
 from .generate import render_inputs
-from .inputs import inputs_of, select, sources
+from .inputs import Sources, inputs_of, select, sources
+from .kept import kept_sources, with_kept
 from .loader.source import CACHE_DIR_ENV, SCHEMA_DIR_ENV
 from .output import Written, compare, existing_revisions, write_package
 from .revision import known_revisions
@@ -42,6 +43,7 @@ def _epilog() -> str:
         "Examples:\n"
         "  mcpgen --revision 2025-11-25 -o pkg/     write package pkg/\n"
         "  mcpgen -o pkg/                           regenerate the revisions pkg/ holds\n"
+        "                                           (a next revision from what pkg/ kept)\n"
         "  mcpgen --check -o pkg/                   is pkg/ what mcpgen would write?\n"
         "  mcpgen -r all --schema 2027-01-01=next.json --base 2027-01-01=2026-07-28 -o pkg/\n"
         "                                           every revision plus a next one\n"
@@ -148,11 +150,12 @@ def cli(
     try:
         out = _package_folder(out)
         existing = existing_revisions(out)
+        kept = kept_sources(out) if existing else Sources()
         given = sources(schemas, revisions, bases, overrides)
-        selected = select(revisions, given, existing, out)
+        selected = select(revisions, given, existing, out, kept.files)
         if not check and not prune:
             _guard_dropped(selected, existing, out)
-        inputs, warnings = inputs_of(selected, given)
+        inputs, warnings = inputs_of(selected, with_kept(given, kept, selected))
         files, found = render_inputs(inputs)
         warnings += found
         for warning in warnings:

@@ -9,6 +9,7 @@ from . import __version__
 from .convert.build import build_convert
 from .errors import Problem
 from .inputs import Sources, inputs_of
+from .kept import kept_files
 from .output import write_package
 from .render.project import PackageIR, render_package
 from .revision import RevisionInput, build_revision_of
@@ -26,6 +27,8 @@ def render_inputs(inputs: list[RevisionInput]) -> tuple[dict[str, str], list[Pro
         clients = tuple((ir.revision, ir.module) for ir in served if ir.has_handshake)
         converters = replace(build_convert(built), servers=servers, clients=clients)
     files = render_package(PackageIR(__version__, tuple(irs), converters))
+    for b in built:
+        files.update(kept_files(b.given, b.ir.module))
     return files, warnings
 
 

@@ -9,6 +9,7 @@ REV=FILE``) whose overrides it inherits where they still hold (``loader/override
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,9 +87,9 @@ def revision_input(revision: str, given: Sources) -> tuple[RevisionInput, list[P
                 "outside the manifest"
             )
         return RevisionInput(source, load_overrides(revision)), []
-    own, own_sha = None, None
+    own, own_sha, own_text = None, None, None
     if own_path is not None:
-        own, own_sha = _own_file(own_path)
+        own, own_sha, own_text = _own_file(own_path)
         named = own.get("base")
         if base is not None and named is not None and named != base:
             raise GenerationError(
@@ -108,11 +109,11 @@ def revision_input(revision: str, given: Sources) -> tuple[RevisionInput, list[P
             f"names no base revision (--base {revision}=REV): no overrides apply to it",
         )
         return RevisionInput(source, Overrides()), [note]
-    return RevisionInput(source, next_overrides(revision, base, own, own_sha)), []
+    return RevisionInput(source, next_overrides(revision, base, own, own_sha), own_text), []
 
 
-def _own_file(path: Path) -> tuple[dict[str, Any], str]:
-    """A next revision's own overrides file, parsed and checked, and its sha256."""
+def _own_file(path: Path) -> tuple[dict[str, Any], str, str]:
+    """A next revision's own overrides file, parsed and checked, its sha256 and its text."""
     try:
         data = path.read_bytes()
         text = data.decode("utf-8")
@@ -120,14 +121,19 @@ def _own_file(path: Path) -> tuple[dict[str, Any], str]:
         raise GenerationError(f"cannot read overrides file {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise GenerationError(f"overrides file {path} is not UTF-8 text") from None
-    return parse_own_file(text, str(path)), sha256_hex(data)
+    return parse_own_file(text, str(path)), sha256_hex(data), text
 
 
 def select(
-    requested: tuple[str, ...], given: Sources, existing: list[str] | None, out: Path
+    requested: tuple[str, ...],
+    given: Sources,
+    existing: list[str] | None,
+    out: Path,
+    kept: Collection[str] = (),
 ) -> list[str]:
     """The revisions to write, oldest first: those asked for (``all``: every built-in one)
-    and those given a schema file, else the ones the package in ``out`` holds."""
+    and those given a schema file, else the ones the package in ``out`` holds. A revision
+    outside the manifest may be asked for by name when the package keeps its inputs."""
     known = known_revisions()
     stray = [rev for rev in given.named() if rev not in given.files and rev not in known]
     if stray:
@@ -145,7 +151,7 @@ def select(
     chosen: set[str] = set(given.files)
     for name in requested:
         for rev in known if name == "all" else [name]:
-            if rev not in known and rev not in given.files:
+            if rev not in known and rev not in given.files and rev not in kept:
                 raise GenerationError(
                     f"unknown revision {rev!r}; known revisions: {', '.join(known)}, all "
                     f"(a revision outside the manifest needs --schema {rev}=FILE)"

@@ -20,6 +20,8 @@ class RevisionInput:
 
     source: SchemaSource
     overrides: Overrides
+    own_file: str | None = None
+    """A next revision's own overrides file as given (kept in its package), if it has one."""
 
     @property
     def revision(self) -> str:

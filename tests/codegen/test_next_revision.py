@@ -106,6 +106,49 @@ def test_command_line_mistakes_are_one_line(schemas: Path, tmp_path: Path) -> No
     assert not (tmp_path / "pkg").exists()
 
 
+def _files(folder: Path) -> dict[str, bytes]:
+    """Every file of a package by relative path, without Python's caches."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def test_a_package_regenerates_its_next_revision_from_what_it_keeps(
+    schemas: Path, tmp_path: Path
+) -> None:
+    """Generated from a next revision's schema file, base and own overrides file, the package
+    keeps them in the revision's ``source/``; with those files gone, ``mcpgen -o pkg`` writes
+    the package again byte for byte, ``--check`` finds it fresh, ``-r`` may name the next
+    revision, and ``--prune`` without it drops the revision with what it kept."""
+    schema, own = write_next(schemas, tmp_path / "inputs")
+    out = tmp_path / "pkg"
+
+    def run(*args: str) -> None:
+        result = CliRunner().invoke(cli, [*args, "-o", str(out)])
+        assert result.exit_code == 0, (args, result.stderr)
+
+    run("-r", BASE, "--schema", f"{NEXT}={schema}", "--base", f"{NEXT}={BASE}",
+        "--overrides", f"{NEXT}={own}")  # fmt: skip
+    kept = out / "v2027_01_01" / "source"
+    assert (kept / "schema.json").read_bytes() == schema.read_bytes()
+    assert (kept / "overrides.toml").read_bytes() == own.read_bytes()
+    assert f'base = "{BASE}"' in (kept / "inputs.toml").read_text("utf-8")
+    first = _files(out)
+    schema.unlink()
+    own.unlink()
+    run()
+    assert _files(out) == first
+    run("--check")
+    run("-r", BASE, "-r", NEXT)
+    assert _files(out) == first
+    run("-r", BASE, "--prune")
+    assert not (out / "v2027_01_01").exists() and (out / "v2026_07_28").is_dir()
+    result = CliRunner().invoke(cli, ["-r", NEXT, "-o", str(out)])
+    assert result.exit_code == 2 and f"--schema {NEXT}=FILE" in result.stderr
+
+
 def _changed_schema(schemas: Path, folder: Path) -> Path:
     """The next revision with a value a base patch asserts changed (and a method gone)."""
     raw = next_schema(schemas)
