@@ -40,7 +40,6 @@ _NOT_BRACKETS: Final = bytes(b for b in range(256) if b not in b"[]{}")
 _PARENS: Final = bytes.maketrans(b"[{]}", b"(())")
 _NOT_OPENING: Final = bytes(b for b in range(256) if b not in b"[{")
 _BACKSLASH: Final = ord("\\")
-_QUOTE: Final = ord('"')
 _NOT_QUOTES_OR_BRACKETS: Final = bytes(b for b in range(256) if b not in b'"[]{}')
 
 
@@ -56,33 +55,44 @@ def nesting_depth(frame: bytes) -> int:
 
 def quick_depth(frame: bytes, limit: int) -> int:
     """``nesting_depth`` (up to ``limit + 1``) in a few passes in C, exact wherever
-    backslashes are in strings; 0 at once if ``frame`` opens ``limit`` brackets or fewer.
+    backslashes are in strings; 0 as soon as the frame is seen to nest ``limit`` levels or
+    fewer (at once if it opens no more brackets than that).
 
     Escape pairs go first (escaped backslashes, then escaped quotes); what is left but
-    quotes and brackets is dropped, and with it adjacent quotes, which only ever close and
-    open strings (or open and close an empty one): the quotes still left enclose brackets.
+    quotes and brackets is dropped. Adjacent quotes only ever close and open strings (or
+    open and close an empty one): when they pair every quote, no string holds a bracket and
+    the brackets are the shape; else they are dropped and the quotes still left enclose
+    brackets.
     """
     short = len(frame) <= _SHORT  # a long one is counted once reduced to its quotes and brackets
     if short and len(frame.translate(None, _NOT_OPENING)) <= limit:
         return 0
     if _BACKSLASH in frame:  # an int: a byte search (a bytes needle is ~5x slower here)
         frame = frame.replace(b"\\\\", b"").replace(b'\\"', b"")
-    shape = frame.translate(None, _NOT_QUOTES_OR_BRACKETS)
-    if not short and len(shape.translate(None, _NOT_OPENING)) <= limit:
+    quoted = frame.translate(None, _NOT_QUOTES_OR_BRACKETS)
+    shape = quoted.translate(None, b'"')
+    opening = len(shape.translate(None, _NOT_OPENING))  # strings' brackets too: at most
+    if opening <= limit:
         return 0
-    shape = shape.replace(b'""', b"")
-    if _QUOTE in shape:
+    # Every quote adjacent to its partner (counted, not copied: a long list has hundreds of
+    # strings): no string holds a bracket, so the brackets alone are the shape.
+    if len(quoted) - len(shape) != 2 * quoted.count(b'""'):
+        shape = quoted.replace(b'""', b"")
         shape = b"".join(shape.split(b'"')[::2])
-    # Balanced brackets (any JSON text) lose their innermost pairs on each pass: as many
-    # passes as levels. Deeper or unbalanced ones are counted as ``nesting_depth`` does.
+    # Each pass drops the innermost pairs, one level less (balanced brackets, any JSON text,
+    # lose them all in as many passes as levels): ``depth`` passes plus the brackets still
+    # open bound the nesting. Deeper or unbalanced ones are counted as ``nesting_depth`` does.
     paired = shape.translate(_PARENS)
     depth = 0
     while paired and depth < _PASSES:
         inner = paired.replace(b"()", b"")
         if len(inner) == len(paired):
             break
+        opening -= (len(paired) - len(inner)) >> 1
         paired = inner
         depth += 1
+        if depth + opening <= limit:
+            return 0
     if not paired:
         return depth
     return max(accumulate(array("b", shape.translate(_BRACKETS)), initial=0))

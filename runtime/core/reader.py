@@ -84,8 +84,11 @@ class Reader:
             except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
                 pass
             else:
-                if (answers is None or message.id == answers) and not decoded_problem(
-                    message, frame, max_depth
+                # A short ASCII frame leaves the guard nothing to check (no broken UTF-8, too
+                # few bytes to nest too deep): tested here, without a call per frame.
+                if (answers is None or message.id == answers) and (
+                    (len(frame) <= 2 * max_depth + 1 and frame.isascii())
+                    or not decoded_problem(message, frame, max_depth)
                 ):
                     return Inbound([message])
         return parse(frame, max_depth)

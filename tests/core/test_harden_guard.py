@@ -13,7 +13,12 @@ from typing import Any
 import pytest
 
 from generated._runtime.core.errors import INVALID_REQUEST, PARSE_ERROR, RemoteProtocolError
-from generated._runtime.core.frame_guard import DEFAULT_MAX_DEPTH, decode_untyped
+from generated._runtime.core.frame_guard import (
+    DEFAULT_MAX_DEPTH,
+    decode_untyped,
+    nesting_depth,
+    too_deep,
+)
 from generated._runtime.core.reader import reader_for
 from generated._runtime.core.session import Session
 from generated._runtime.core.wire import Malformed
@@ -147,3 +152,61 @@ def test_depth_walked_on_the_decoded_value_is_exact(extra: int) -> None:
         (message,) = reader.parse(frame, METHODS["resources/read"].result, limit).messages
         refused = type(message) is Malformed and message.error.code == INVALID_REQUEST
         assert refused == bool(extra), frame[-40:]
+
+
+def closing_text(levels: int) -> bytes:
+    """A request whose text is all closing brackets, beside arguments nesting ``levels``
+    objects: over 1 KB, so its depth is counted on the bytes (the quick passes)."""
+    return call({"text": "]}" * 600, "deep": nested(levels)})
+
+
+@pytest.mark.parametrize("extra", [0, 1], ids=["at-the-bound", "one-more"])
+def test_closing_brackets_in_a_string_hide_no_nesting(extra: int) -> None:
+    """Brackets in strings are dropped before counting: here they would close every level."""
+    frame = closing_text(DEFAULT_MAX_DEPTH - 3 + extra)  # frame, params, arguments first
+    assert 1024 < len(frame) < 16 * 1024 and frame.isascii()
+    assert too_deep(frame, DEFAULT_MAX_DEPTH) == bool(extra)
+    if extra:
+        assert_error(answer(frame), None, INVALID_REQUEST)
+    else:
+        (event,) = Session(METHODS, role="server").receive(frame)
+        assert type(event).__name__ == "Request"
+
+
+def test_opening_brackets_in_strings_invent_no_nesting() -> None:
+    """Hundreds of strings opening brackets in a shallow frame: three levels, accepted."""
+    frame = call({"items": ["[{" * 3] * 300})
+    assert 1024 < len(frame) < 16 * 1024
+    assert nesting_depth(frame) == 4 and not too_deep(frame, 4) and too_deep(frame, 3)
+    (event,) = Session(METHODS, role="server").receive(frame)
+    assert type(event).__name__ == "Request"
+
+
+@pytest.mark.parametrize("extra", [0, 1], ids=["at-the-bound", "one-more"])
+def test_one_deep_chain_among_many_shallow_siblings_is_counted_exactly(extra: int) -> None:
+    """Many more brackets than levels allowed, most of them leaves peeled in the first pass:
+    the chain beside them is still counted to its last level."""
+    frame = call({"leaves": [{}] * 300, "deep": nested(DEFAULT_MAX_DEPTH - 3 + extra)})
+    assert nesting_depth(frame) == DEFAULT_MAX_DEPTH + extra
+    assert too_deep(frame, DEFAULT_MAX_DEPTH) == bool(extra)
+    if extra:
+        assert_error(answer(frame), None, INVALID_REQUEST)
+
+
+@pytest.mark.parametrize("extra", [0, 1], ids=["at-the-bound", "one-more"])
+def test_the_shortest_frame_nesting_too_deep_is_refused(extra: int) -> None:
+    """Arrays nest a level in two bytes: a frame just past twice the bound is counted."""
+    levels = DEFAULT_MAX_DEPTH - 1 + extra  # the frame is level 1
+    frame = b'{"jsonrpc":"2.0","id":6,"error":' + b"[" * levels + b"]" * levels + b"}"
+    assert len(frame) < 4 * DEFAULT_MAX_DEPTH
+    message = client_reads(frame)
+    refused = type(message) is Malformed and message.error.code == INVALID_REQUEST
+    assert refused == bool(extra)
+
+
+def test_broken_utf8_in_a_raw_part_of_a_short_frame_is_a_parse_error() -> None:
+    """A short frame is skipped by the guard only when ASCII: here ``error`` (kept raw) is not."""
+    good = dump({"jsonrpc": "2.0", "id": 6, "error": {"code": 1, "message": "東京"}})
+    assert len(good) < 2 * DEFAULT_MAX_DEPTH and type(client_reads(good)) is not Malformed
+    message = client_reads(good.replace("東京".encode(), b"\xe6\x9d", 1))
+    assert type(message) is Malformed and message.error.code == PARSE_ERROR

@@ -131,3 +131,47 @@ def test_a_deep_json_value_is_checked_without_recursion() -> None:
     bottom[0] = None
     with pytest.raises(msgspec.ValidationError, match="got `null`"):
         convert(deep, t0728.JSONArray)  # type: ignore[arg-type]
+
+
+class Tagless(msgspec.Struct, kw_only=True):
+    """A shape told apart from ``Wide`` by its required key ``t``."""
+
+    t: str
+
+
+class Cell(msgspec.Struct):
+    """A Struct holding a union whose members keys alone decide."""
+
+    item: Any
+
+
+Keyed = untagged_union(
+    "Keyed",
+    Variant(Wide, "object", ("a",), (), ("a", "b", "c")),
+    Variant(Tagless, "object", ("t",), (), ("t",)),
+)
+Cell.__annotations__["item"] = Keyed
+
+
+def test_a_shape_decided_before_still_names_the_variant_a_bad_value_fails() -> None:
+    """The second value of a known set of keys takes the remembered variant, and one that
+    does not convert is refused with the variant named, as the first time."""
+    for _ in range(2):
+        assert decode(b'{"item":{"a":1,"b":2}}', Cell).item == Wide(a=1, b=2)
+        assert decode(b'{"item":{"t":"x"}}', Cell).item == Tagless(t="x")
+    for _ in range(2):
+        with pytest.raises(msgspec.ValidationError, match=r"`b` of Wide - at `\$.item`"):
+            decode(b'{"item":{"a":1,"b":"no"}}', Cell)
+    union: Any = t.TextResourceContentsOrBlobResourceContents
+    assert type(convert({"uri": "u", "text": "t"}, union)) is t.TextResourceContents
+    for _ in range(2):
+        with pytest.raises(msgspec.ValidationError, match="of TextResourceContents"):
+            convert({"uri": 1, "text": "t"}, union)
+
+
+def test_the_shapes_a_union_remembers_are_bounded() -> None:
+    """A peer sending ever new keys does not grow what a union remembers; all still decode."""
+    for i in range(200):
+        assert decode(b'{"item":{"a":%d,"k%d":0}}' % (i, i), Cell).item == Wide(a=i)
+    remembered: dict[Any, Any] = Keyed.shapes
+    assert 0 < len(remembered) <= 64

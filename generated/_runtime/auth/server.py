@@ -28,7 +28,8 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from ..core.frame_guard import DEFAULT_MAX_DEPTH
+from ..core.errors import RemoteProtocolError
+from ..core.frame_guard import DEFAULT_MAX_DEPTH, decode_untyped
 from ..core.wire import as_object
 from ..transports.http.server import McpHttpApp, frame_refusal
 from .metadata import (
@@ -180,13 +181,13 @@ class ProtectedMcpApp:
                 raise _Refused(413, _error("invalid_request", "the body is too large"))
         if messages:
             body = b"".join(m.get("body", b"") for m in messages)
-            refusal = frame_refusal(body, self.max_depth)
-            if refusal is not None:
-                raise _Refused(400, refusal)
-            try:
-                probed: object = msgspec.json.decode(body)
-            except msgspec.DecodeError:  # no message: the app refuses it, whatever the scopes
-                probed = None
+            try:  # one decode, then the guard on what it left unchecked (the depth)
+                probed: object = decode_untyped(body, self.max_depth)
+            except RemoteProtocolError:  # the guard's exact scan says why, as the app would
+                refusal = frame_refusal(body, self.max_depth)
+                if refusal is not None:
+                    raise _Refused(400, refusal) from None
+                probed = None  # no message: the app refuses it, whatever the scopes
             items = cast("list[object]", probed) if isinstance(probed, list) else [probed]
             for item in items:
                 found = as_object(item)  # a batch's other items do not hide its requests

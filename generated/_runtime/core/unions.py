@@ -11,6 +11,8 @@ This is on the hot path of every result that holds such a union (``resources/rea
 what can be decided once is decided when the union is first used: the variants a JSON
 object (or another value) can be, their required keys as a set, and whether converting to
 a variant needs the hook at all (msgspec's ``convert`` is several times slower with one).
+Once the keys of an object (as sent, in order) have led to one variant, ``dec_hook`` finds
+that variant's conversion by one lookup of those keys before anything else.
 """
 
 from __future__ import annotations
@@ -190,6 +192,17 @@ class _UnionMeta(type):
 
     _classes: frozenset[type[Any]] = frozenset()
     _bases: tuple[type[Any], ...] = ()
+    shapes: dict[tuple[str, ...], Callable[[Any], Any]]
+    """An object's keys (as sent, in order) -> the conversion to the one variant they lead to.
+
+    Filled by ``UntaggedUnion.decode_value`` once it has decided a key set (bounded);
+    ``dec_hook`` reads it first, so a value of a known shape costs one lookup and msgspec's
+    ``convert``. Every class of this metaclass has its own (empty for recursive aliases).
+    """
+
+    def __init__(cls, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> None:
+        super().__init__(name, bases, namespace)
+        cls.shapes = {}
 
     def __instancecheck__(cls, instance: object) -> bool:
         return type(instance) in cls._classes or isinstance(instance, cls._bases)
@@ -233,6 +246,8 @@ class UntaggedUnion(HookDecoded):
                 found = plan.only(obj)
                 if len(by_keys) < _KEY_SETS:  # a peer inventing keys must not grow memory
                     by_keys[keys] = found
+                    if found is not None:  # for ``dec_hook``'s lookup, before this call
+                        cls.shapes[keys] = found[3]
         if found is not None:
             try:
                 return found[3](value)
@@ -328,5 +343,12 @@ def dec_hook(tp: Any, value: Any) -> Any:
     meta: object = tp.__class__
     if meta is _UnionMeta:  # the only metaclass of hooked types (no cast call: a hot path)
         hooked: type[HookDecoded] = tp
+        if value.__class__ is dict:  # an object of a shape already decided: one lookup
+            convert = hooked.shapes.get(tuple(value))
+            if convert is not None:
+                try:
+                    return convert(value)
+                except msgspec.ValidationError:
+                    pass  # decode_value says what is wrong, naming the variant
         return hooked.decode_value(value)
     raise NotImplementedError(f"mcpgen runtime cannot decode type {tp!r}")
