@@ -609,7 +609,13 @@ def _progress_over_sse(headers: dict[str, str], inbound: Inbound) -> bool:
     accept = headers.get("accept", "")
     if "text/event-stream" not in accept and "*/*" not in accept:
         return False
-    return any(asks_progress(message) for message in inbound.messages)
+    for message in inbound.messages:
+        params = getattr(message, "params", None)
+        if isinstance(params, msgspec.Struct) and not getattr(params, "meta", None):
+            continue  # typed params with no (or an empty) ``_meta`` ask for no progress
+        if asks_progress(message):
+            return True
+    return False
 
 
 async def _collect(stream: Stream) -> list[bytes]:
