@@ -67,7 +67,7 @@ def _port() -> int:
 
 
 async def _wait_port(port: int) -> None:
-    for _ in range(200):
+    for _ in range(1200):  # up to 60 s: the SDK's server starts slowly on a busy machine
         with socket.socket() as sock:
             if sock.connect_ex(("127.0.0.1", port)) == 0:
                 return
