@@ -4,8 +4,10 @@
 our 2026-07-28 client (stateless, per-request ``_meta``) and our 2025-11-25 client (session)
 against our dual-era fixture server, and the SDK's client pinned to 2026-07-28 against the
 SDK's low-level server. Both of our clients call the same fixture tool (``test_simple_text``).
-Over stdio the floor runs beside them: a minimal asyncio NDJSON pair with msgspec
-(bench/peers/raw_echo.py), printed as floor/ours.
+Beside them runs the floor, printed as floor/ours: over stdio a minimal asyncio NDJSON pair with
+msgspec (bench/peers/raw_echo.py); over HTTP aiohttp (the client library of our transport)
+POSTing to a fixed-body ASGI app on the same uvicorn + httptools + uvloop stack
+(bench/peers/floor_http.py).
 Medians of 3 runs; printed with ratios. ``python bench/bench_era.py stdio`` (or ``http``) runs
 one transport only.
 """
@@ -65,7 +67,7 @@ def _port() -> int:
 
 
 async def _wait_port(port: int) -> None:
-    for _ in range(200):
+    for _ in range(1200):  # up to 60 s: the SDK's server starts slowly on a busy machine
         with socket.socket() as sock:
             if sock.connect_ex(("127.0.0.1", port)) == 0:
                 return
@@ -134,6 +136,31 @@ async def sdk(transport: str, concurrent: int) -> float:
             process.wait(5)
 
 
+async def http_floor(concurrent: int) -> float:
+    """The HTTP floor: aiohttp POSTing to a fixed-body ASGI app (bench/peers/floor_http.py)."""
+    import aiohttp
+
+    port = _port()
+    script = str(ROOT / "bench" / "peers" / "floor_http.py")
+    process = subprocess.Popen([sys.executable, script, str(port)], cwd=ROOT)
+    await _wait_port(port)
+    url = f"http://127.0.0.1:{port}/mcp"
+    body = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}'
+    headers = {"content-type": "application/json", "accept": "application/json"}
+    try:
+        async with aiohttp.ClientSession() as http:
+
+            async def call() -> None:
+                async with http.post(url, data=body, headers=headers) as response:
+                    response.raise_for_status()
+                    await response.read()
+
+            return await rate(call, concurrent)
+    finally:
+        process.terminate()
+        process.wait(5)
+
+
 async def floor(concurrent: int) -> float:
     """The stdio floor: a minimal asyncio NDJSON pair with msgspec (bench/peers/raw_echo.py)."""
     client = await RawClient.spawn(sys.executable, str(ROOT / "bench" / "peers" / "raw_echo.py"))
@@ -154,8 +181,8 @@ async def main(transports: list[str]) -> None:
                 ("ours 2025-11-25", functools.partial(ours, "2025-11-25", transport, concurrent)),
                 ("sdk 2026-07-28", functools.partial(sdk, transport, concurrent)),
             ]
-            if transport == "stdio":
-                runs.append(("floor", functools.partial(floor, concurrent)))
+            floor_run = floor if transport == "stdio" else http_floor
+            runs.append(("floor", functools.partial(floor_run, concurrent)))
             for name, run in runs:
                 row[name] = statistics.median([await run() for _ in range(RUNS)])
             base = row["sdk 2026-07-28"]

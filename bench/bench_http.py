@@ -2,10 +2,10 @@
 
 ``tools/call`` requests per second, sequential and 16 concurrent: our client x our server
 (SSE responses, JSON responses, stateless JSON), the official SDK's client x its server
-(its default SSE mode and its stateless JSON mode), and the floor: httpx posting to a
-minimal ASGI endpoint that returns a fixed body, posted to with aiohttp (the client library
-our transport uses; measured here several times faster than httpx). Every server runs under
-uvicorn in its own process on 127.0.0.1.
+(its default SSE mode and its stateless JSON mode), and the floor: aiohttp (the client
+library our transport uses; measured here several times faster than httpx) posting to a
+minimal ASGI endpoint that returns a fixed body. Every server runs under uvicorn (httptools,
+uvloop) in its own process on 127.0.0.1.
 """
 
 from __future__ import annotations

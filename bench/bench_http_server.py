@@ -2,10 +2,12 @@
 
 No client library takes part: each connection writes ready-made HTTP/1.1 requests (keep-alive)
 and reads the answers with a minimal parser (Content-Length or chunked bodies). Servers, each in
-its own process under uvicorn on 127.0.0.1: the floor (``peers/floor_http.py``: a bare ASGI app
-answering every POST with a fixed JSON-RPC result, no MCP at all) and ours (``peers/ours_http.py``)
-in its three modes: SSE answers, JSON answers, stateless JSON. Printed: ``tools/call`` POSTs per
-second, sequential (one connection) and 16 connections, and ours/floor as a time ratio.
+its own process under uvicorn on 127.0.0.1 (httptools, uvloop): the floor (``peers/floor_http.py``:
+a bare ASGI app answering every POST with a fixed JSON-RPC result, no MCP at all) and ours
+(``peers/ours_http.py``) in four modes: a 2025-06-18 session with SSE answers, with JSON answers,
+no session (``HttpOptions(stateless=True)``, JSON), and 2026-07-28 (no handshake: ``_meta`` and the
+``Mcp-Method``/``Mcp-Name`` headers on every POST). Printed: ``tools/call`` POSTs per second,
+sequential (one connection) and 16 connections, and ours/floor as a time ratio; medians of 3.
 """
 
 from __future__ import annotations
@@ -25,6 +27,12 @@ from bench.bench_http import server  # noqa: E402
 from bench.cpu import ServerCPU  # noqa: E402
 
 VERSION = "2025-06-18"
+STATELESS = "2026-07-28"
+META = {
+    "io.modelcontextprotocol/protocolVersion": STATELESS,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+}
 CALLS = 1000
 CONNECTIONS = 16
 RUNS = 3
@@ -38,6 +46,9 @@ class Connection:
         self.writer = writer
         self.host = host
         self.session_id: str | None = None
+        self.version = VERSION
+        self.extra = ""
+        """More header lines, each ending in CRLF (the 2026-07-28 mode's method headers)."""
 
     @classmethod
     async def open(cls, base: str) -> Connection:
@@ -51,7 +62,8 @@ class Connection:
         """POST ``body`` to /mcp; return the status, the headers (lower-case) and the body."""
         head = (
             f"POST /mcp HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: application/json\r\n"
-            f"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {VERSION}\r\n"
+            f"Accept: application/json, text/event-stream\r\n"
+            f"MCP-Protocol-Version: {self.version}\r\n{self.extra}"
         )
         if self.session_id is not None:
             head += f"Mcp-Session-Id: {self.session_id}\r\n"
@@ -112,15 +124,24 @@ class Rate(NamedTuple):
     server_us: float
 
 
-async def drive(base: str, connections: int, session_id: str | None) -> Rate:
-    """POST ``CALLS`` tools/call requests over ``connections`` connections."""
+async def drive(
+    base: str, connections: int, session_id: str | None, stateless: bool = False
+) -> Rate:
+    """POST ``CALLS`` tools/call requests over ``connections`` connections (``stateless``:
+    as 2026-07-28 requests)."""
     conns = [await Connection.open(base) for _ in range(connections)]
     for conn in conns:
         conn.session_id = session_id
+        if stateless:
+            conn.version = STATELESS
+            conn.extra = "Mcp-Method: tools/call\r\nMcp-Name: echo\r\n"
 
     async def worker(conn: Connection, numbers: Iterator[int]) -> None:
         for i in numbers:
-            body = message(i, "tools/call", {"name": "echo", "arguments": {"text": f"m{i}"}})
+            params: dict[str, object] = {"name": "echo", "arguments": {"text": f"m{i}"}}
+            if stateless:
+                params["_meta"] = META
+            body = message(i, "tools/call", params)
             status, _, answer = await conn.post(body)
             if status != 200 or b'"result"' not in answer:
                 raise RuntimeError(f"unexpected answer {status}: {answer[:200]!r}")
@@ -140,32 +161,46 @@ async def drive(base: str, connections: int, session_id: str | None) -> Rate:
     return Rate(CALLS / elapsed, cpu.spent_ns / 1000 / CALLS)
 
 
-async def rate(script: str, mode: str, connections: int) -> Rate:
-    """Medians of one server configuration over ``RUNS`` runs."""
-    rates = []
-    for _ in range(RUNS):
-        args = [mode] if mode else []
-        async with server(script, *args) as base:
-            session_id = await start_session(base) if mode in ("sse", "json") else None
-            rates.append(await drive(base, connections, session_id))
-    return Rate(*(statistics.median(r[k] for r in rates) for k in range(2)))
+async def sample(script: str, mode: str, connections: int) -> Rate:
+    """One run of one server configuration."""
+    args = [mode] if mode else []
+    async with server(script, *args) as base:
+        session_id = await start_session(base) if mode in ("sse", "json") else None
+        return await drive(base, connections, session_id, mode == STATELESS)
+
+
+MODES = ("json", "sse", "stateless", STATELESS)
 
 
 async def main() -> None:
-    """Print each mode against the floor, sequential and with 16 connections."""
+    """Print each mode against the floor, sequential and with 16 connections.
+
+    The runs alternate (floor, then each mode, ``RUNS`` times), so a change in the machine's
+    load meets every configuration alike; medians of the ``RUNS`` runs are printed.
+    """
     for connections in (1, CONNECTIONS):
         label = "sequential" if connections == 1 else f"{connections} connections"
-        floor = await rate("floor_http.py", "", connections)
+        runs: dict[str, list[Rate]] = {name: [] for name in ("floor", *MODES)}
+        for _ in range(RUNS):
+            runs["floor"].append(await sample("floor_http.py", "", connections))
+            for mode in MODES:
+                runs[mode].append(await sample("ours_http.py", mode, connections))
+        rates = {
+            name: Rate(*(statistics.median(r[k] for r in got) for k in range(2)))
+            for name, got in runs.items()
+        }
+        floor = rates["floor"]
         print(
             f"HTTP server alone, {label}: fixed-body ASGI floor {floor.per_s:,.0f}/s, "
             f"server CPU {floor.server_us:.0f} us/POST"
         )
-        for mode in ("json", "sse", "stateless"):
-            ours = await rate("ours_http.py", mode, connections)
+        for mode in MODES:
+            ours = rates[mode]
             print(
                 f"  ours ({mode}): {ours.per_s:,.0f}/s, server CPU {ours.server_us:.0f} us/POST; "
                 f"ours/floor = {floor.per_s / ours.per_s:.2f}x (time), "
-                f"{ours.server_us / floor.server_us:.2f}x (server CPU)"
+                f"{ours.server_us / floor.server_us:.2f}x (server CPU)",
+                flush=True,
             )
 
 

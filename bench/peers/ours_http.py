@@ -1,4 +1,5 @@
-"""Benchmark HTTP server with the generated API: ``python ours_http.py PORT [json|stateless]``."""
+"""Benchmark HTTP server with the generated API: ``python ours_http.py PORT [json|stateless]``,
+or ``PORT 2026-07-28`` (the 2026-07-28 server: no handshake, JSON answers)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ from generated._runtime.transports.http.server import HttpOptions, run_http
 
 if __name__ == "__main__":
     mode = sys.argv[2] if len(sys.argv) > 2 else "sse"
+    if mode == "2026-07-28":
+        run_http(echo_server(mode), "127.0.0.1", int(sys.argv[1]), HttpOptions())
+        sys.exit(0)
     options = HttpOptions(
         json_response=mode in ("json", "stateless"), stateless=mode == "stateless"
     )

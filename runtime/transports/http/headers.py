@@ -86,6 +86,14 @@ def encode_value(value: str | int | bool) -> str:
 
 def decode_value(raw: str) -> str:
     """Read one header value (outer whitespace dropped, the sentinel decoded), or raise."""
+    if (  # the common value: visible ASCII and inner spaces only, no sentinel (no regex)
+        raw.isascii()
+        and raw.isprintable()
+        and raw[:1] != " "
+        and raw[-1:] != " "
+        and not raw.startswith(_SENTINEL_START)
+    ):
+        return raw
     if not _ALLOWED_RAW.fullmatch(raw):
         raise HeaderError("header value contains characters not allowed in HTTP headers")
     text = raw.strip(" \t")

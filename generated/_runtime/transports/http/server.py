@@ -24,7 +24,7 @@ import logging
 import socket
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 from urllib.parse import parse_qs, urlsplit
 
 import msgspec
@@ -66,6 +66,7 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 Authenticate = Callable[[Mapping[str, str]], Awaitable[bool]]
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+_BOTH: Final = "application/json and text/event-stream"
 DEFAULT_MAX_SESSIONS = 1000
 """Live sessions (Streamable HTTP and legacy) one app keeps at most."""
 
@@ -403,11 +404,10 @@ class McpHttpApp:
 
     async def _post(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
         accept = headers.get("accept", "")
-        needed = ["application/json"]
-        if not self.options.json_response:
-            needed.append("text/event-stream")
-        if not all(kind in accept or "*/*" in accept for kind in needed):
-            raise _Reject(406, f"Not Acceptable: Accept must list {' and '.join(needed)}")
+        sse = self.options.json_response or "text/event-stream" in accept
+        if "*/*" not in accept and not ("application/json" in accept and sse):
+            needed = "application/json" if self.options.json_response else _BOTH
+            raise _Reject(406, f"Not Acceptable: Accept must list {needed}")
         if not headers.get("content-type", "").startswith("application/json"):
             raise _Reject(415, "Unsupported Media Type: Content-Type must be application/json")
         body = await _read_body(receive, self.options.max_body)
@@ -583,9 +583,9 @@ async def _read_body(receive: Receive, limit: int) -> bytes:
         size += len(chunk)
         if size > limit:
             raise _Reject(413, f"Payload Too Large: the limit is {limit} bytes")
-        chunks.append(chunk)
         if not message.get("more_body", False):
-            return b"".join(chunks)
+            return b"".join((*chunks, chunk)) if chunks else chunk  # most bodies: one message
+        chunks.append(chunk)
 
 
 async def _respond(
@@ -609,13 +609,21 @@ def _progress_over_sse(headers: dict[str, str], inbound: Inbound) -> bool:
     accept = headers.get("accept", "")
     if "text/event-stream" not in accept and "*/*" not in accept:
         return False
-    return any(asks_progress(message) for message in inbound.messages)
+    for message in inbound.messages:
+        params = getattr(message, "params", None)
+        if isinstance(params, msgspec.Struct) and not getattr(params, "meta", None):
+            continue  # typed params with no (or an empty) ``_meta`` ask for no progress
+        if asks_progress(message):
+            return True
+    return False
 
 
 async def _collect(stream: Stream) -> list[bytes]:
-    """Wait for a POST stream's responses (JSON mode sends a handler's other messages on GET)."""
+    """Wait for a POST stream's responses (JSON mode sends a handler's other messages on GET).
+
+    Handlers that answered without waiting left them queued: taken without a wait."""
     frames: list[bytes] = []
-    while (item := await stream.get()) is not None:
+    while (item := stream.get_nowait() if stream.done else await stream.get()) is not None:
         if isinstance(item, tuple):
             frames.append(item[1])
     return frames
@@ -660,7 +668,7 @@ async def _pump(stream: Stream, receive: Receive, send: Send, sent: set[str]) ->
     watchers: list[asyncio.Task[Any]] = []
     try:
         while not preempted.is_set():
-            if stream.queue.empty():
+            if stream.empty():
                 if stream.done:
                     break
                 if ready:

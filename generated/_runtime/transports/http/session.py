@@ -175,7 +175,10 @@ class Stream:
     ) -> None:
         self.id = id
         self.waiting_for: set[RequestId] = waiting_for if waiting_for is not None else set()
-        self.queue: asyncio.Queue[Item] = asyncio.Queue()
+        self._items: deque[Item] = deque()
+        """What waits to be sent: a plain deque, woken readers re-check it (no asyncio.Queue
+        and its events per POST; a reader cancelled while waiting takes nothing)."""
+        self._readers: list[asyncio.Future[None]] = []
         self.json = json
         """Its answers go into one JSON body: no events, so its handlers' other messages use
         the GET stream."""
@@ -187,8 +190,9 @@ class Stream:
         self.cut_reason: str | None = None
         """Why the stream was cut (a reader too slow), if it was."""
         self._attached = attached
-        self._progress = asyncio.Event()
-        self._preempt = asyncio.Event()
+        self._progress: asyncio.Event | None = None
+        """Set when a producer waiting for room may re-check (made when one first waits)."""
+        self._preempt: asyncio.Event | None = None
 
     @property
     def attached(self) -> bool:
@@ -198,43 +202,66 @@ class Stream:
     @attached.setter
     def attached(self, value: bool) -> None:
         self._attached = value
-        self._progress.set()  # a waiting producer re-checks: it drops instead of waiting
+        self._wake_producer()  # a waiting producer re-checks: it drops instead of waiting
+
+    def _wake_producer(self) -> None:
+        if self._progress is not None:
+            self._progress.set()
 
     def claim(self) -> asyncio.Event:
         """Attach a new reader; a previous one is told to stop (it resumes elsewhere).
 
         Return the event set when this reader is in turn replaced.
         """
-        self._preempt.set()
-        self._preempt = asyncio.Event()
+        if self._preempt is not None:
+            self._preempt.set()
+        preempt = self._preempt = asyncio.Event()
         self.attached = True
-        return self._preempt
+        return preempt
 
     def release(self, preempt: asyncio.Event) -> None:
         """Detach the reader that claimed ``preempt``, unless another one took over since."""
         if preempt is self._preempt:
             self.attached = False
 
+    def empty(self) -> bool:
+        """Whether nothing waits to be sent."""
+        return not self._items
+
     def get_nowait(self) -> Item:
-        """Take the next item at once (the queue must not be empty)."""
-        return self._taken(self.queue.get_nowait())
+        """Take the next item at once (the stream must not be ``empty``)."""
+        return self._taken(self._items.popleft())
 
     async def get(self) -> Item:
         """Take the next item to send (None: the stream ended)."""
-        return self._taken(await self.queue.get())
+        while not self._items:
+            reader = asyncio.get_running_loop().create_future()
+            self._readers.append(reader)
+            try:
+                await reader
+            finally:
+                self._readers.remove(reader)
+        return self._taken(self._items.popleft())
+
+    def _push(self, item: Item) -> None:
+        """Queue one item and wake the readers waiting for one."""
+        self._items.append(item)
+        for reader in self._readers:
+            if not reader.done():
+                reader.set_result(None)
 
     def _taken(self, item: Item) -> Item:
         """Account for an item leaving the queue; a waiting producer may go on."""
         if isinstance(item, tuple):
             self.queued_bytes -= len(item[1])
-            self._progress.set()
+            self._wake_producer()
         return item
 
     def hang_up(self, event_id: str, retry_ms: int) -> None:
         """After what is queued, end the reader's connection with a ``retry`` event
         (``event_id``, no data); the stream goes on for a reader that resumes it."""
         if not self.done:
-            self.queue.put_nowait(HangUp(event_id, retry_ms))
+            self._push(HangUp(event_id, retry_ms))
 
     async def put(self, event_id: str, frame: bytes) -> None:
         """Queue an event, waiting for a slow reader (bounded), dropping for an absent one."""
@@ -244,6 +271,8 @@ class Stream:
             if not self._attached:
                 self._drop_oldest()
                 continue
+            if self._progress is None:
+                self._progress = asyncio.Event()
             self._progress.clear()
             try:
                 await asyncio.wait_for(self._progress.wait(), self.stall_timeout)
@@ -253,10 +282,10 @@ class Stream:
         if self.done:
             return  # ended or cut: the event store keeps the event for resumption
         self.queued_bytes += len(frame)
-        self.queue.put_nowait((event_id, frame))
+        self._push((event_id, frame))
 
     def _drop_oldest(self) -> None:
-        item = self.queue.get_nowait()
+        item = self._items.popleft()
         if isinstance(item, tuple):
             self.queued_bytes -= len(item[1])
 
@@ -267,10 +296,10 @@ class Stream:
         self.done = True
         if cut_reason is not None:
             self.cut_reason = cut_reason
-            while not self.queue.empty():
+            while self._items:
                 self._drop_oldest()
-        self.queue.put_nowait(None)
-        self._progress.set()
+        self._push(None)
+        self._wake_producer()
 
 
 class SessionTransport:

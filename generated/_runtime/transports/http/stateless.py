@@ -139,10 +139,12 @@ async def serve_stateless_post(
 ) -> None:
     """Answer one stateless POST (JSON, or SSE once the handler sends a notification)."""
     started = False
-    lock = asyncio.Lock()
+    lock: asyncio.Lock | None = None  # made by the first notification: most answers send none
 
     async def emit(message: Outbound) -> None:
-        nonlocal started
+        nonlocal started, lock
+        if lock is None:
+            lock = asyncio.Lock()
         async with lock:
             if not started:
                 started = True
@@ -195,6 +197,9 @@ async def serve_stateless_post(
             return
         work.result()
     reply = replies[0]
+    if lock is None:  # no notification was sent: one JSON body
+        await _raw(send, status_of(reply), reply.response)
+        return
     async with lock:
         if not started:
             await _raw(send, status_of(reply), reply.response)
