@@ -20,7 +20,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from generated.runtime import connect_auto, connect_http, connect_http_auto, spawn_server
-from generated.v2025_11_25 import Client as LegacyClient
+from generated.v2025_11_25 import Client as HandshakeEraClient
 from generated.v2025_11_25 import types as t25
 from generated.v2026_07_28 import Client
 from generated.v2026_07_28 import types as t
@@ -47,7 +47,7 @@ class DemoClient(Client):
         return t.ElicitResult(action="accept", content={"name": "Ada"})
 
 
-class DemoLegacyClient(LegacyClient):
+class DemoHandshakeClient(HandshakeEraClient):
     """The 2025-11-25 client: the same answer, to a server->client request."""
 
     async def on_elicit(self, params: Any, ctx: Any) -> t25.ElicitResult:
@@ -81,33 +81,33 @@ async def run(client: Any) -> None:
     listen.cancel()
 
 
-async def legacy_steps(legacy: DemoLegacyClient) -> None:
+async def handshake_steps(handshake: DemoHandshakeClient) -> None:
     """The same server process, initialize era."""
-    check(legacy.protocol_version == "2025-11-25", "a 2025-11-25 client (initialize handshake)")
-    text = (await legacy.call_tool(name="sign_guestbook")).content[0].text  # type: ignore[union-attr]
+    check(handshake.protocol_version == "2025-11-25", "a 2025-11-25 client (initialize handshake)")
+    text = (await handshake.call_tool(name="sign_guestbook")).content[0].text  # type: ignore[union-attr]
     check(text.startswith("thank you Grace"), f"server->client elicitation: {text!r}")
 
 
 async def over_stdio() -> None:
-    """Auto mode over stdio, then a legacy client on a second process."""
+    """Auto mode over stdio, then a handshake client on a second process."""
     print("== 2026-07-28 over stdio")
     client = await connect_auto(
-        DemoClient(), [DemoLegacyClient()], lambda: spawn_server(sys.executable, [SERVER])
+        DemoClient(), [DemoHandshakeClient()], lambda: spawn_server(sys.executable, [SERVER])
     )
     try:
         await run(client)
     finally:
         await client.close()
-    legacy = DemoLegacyClient()
-    await legacy.connect_stdio(sys.executable, [SERVER])
+    handshake = DemoHandshakeClient()
+    await handshake.connect_stdio(sys.executable, [SERVER])
     try:
-        await legacy_steps(legacy)
+        await handshake_steps(handshake)
     finally:
-        await legacy.close()
+        await handshake.close()
 
 
 async def over_http() -> None:
-    """Auto mode over Streamable HTTP, and a legacy client on the same server process."""
+    """Auto mode over Streamable HTTP, and a handshake client on the same server process."""
     print("== 2026-07-28 over Streamable HTTP")
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -123,17 +123,17 @@ async def over_http() -> None:
                 raise Deviation("the HTTP demo server did not start")
             await asyncio.sleep(0.1)
         url = f"http://127.0.0.1:{port}/mcp"
-        client = await connect_http_auto(DemoClient(), [DemoLegacyClient()], url)
+        client = await connect_http_auto(DemoClient(), [DemoHandshakeClient()], url)
         try:
             await run(client)
         finally:
             await client.close()
-        legacy = DemoLegacyClient()
-        await connect_http(legacy, url)
+        handshake = DemoHandshakeClient()
+        await connect_http(handshake, url)
         try:
-            await legacy_steps(legacy)
+            await handshake_steps(handshake)
         finally:
-            await legacy.close()
+            await handshake.close()
     finally:
         process.terminate()
         process.wait(5)

@@ -17,7 +17,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from generated.runtime import ask, run_http
-from generated.v2025_11_25 import Server as LegacyServer
+from generated.v2025_11_25 import Server as HandshakeEraServer
 from generated.v2025_11_25 import types as t25
 from generated.v2026_07_28 import Server
 from generated.v2026_07_28 import types as t
@@ -77,7 +77,7 @@ class DemoServer(Server):
         )
 
 
-class DemoLegacyServer(LegacyServer):
+class DemoHandshakeServer(HandshakeEraServer):
     """The 2025-11-25 face of the same demo."""
 
     name = "mcpgen-era-demo"
@@ -112,9 +112,9 @@ def main() -> None:
     parser.add_argument("--http", type=int, default=None, metavar="PORT")
     args = parser.parse_args()
     if args.http is not None:
-        run_http([DemoServer(), DemoLegacyServer()], port=args.http)
+        run_http([DemoServer(), DemoHandshakeServer()], port=args.http)
     else:
-        DemoServer().run_stdio(DemoLegacyServer())
+        DemoServer().run_stdio(DemoHandshakeServer())
 
 
 if __name__ == "__main__":

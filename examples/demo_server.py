@@ -393,7 +393,7 @@ def main(argv: list[str] | None = None) -> None:
     transport.add_argument(
         "--http",
         metavar="HOST:PORT",
-        help="serve Streamable HTTP at http://HOST:PORT/mcp (and the legacy /sse endpoints)",
+        help="serve Streamable HTTP at http://HOST:PORT/mcp (and 2024-11-05's /sse endpoints)",
     )
     parser.add_argument("--json", action="store_true", help="HTTP: answer with JSON, not SSE")
     parser.add_argument("--stateless", action="store_true", help="HTTP: no sessions")

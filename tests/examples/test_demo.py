@@ -164,7 +164,7 @@ async def test_demo_server_replays_a_session_from_a_file(tmp_path: Path) -> None
     assert answer["id"] == 1 and answer["result"]["protocolVersion"] == "2025-06-18"
 
 
-async def test_demo_client_passes_over_http_and_the_legacy_fallback() -> None:
+async def test_demo_client_passes_over_http_and_the_http_sse_fallback() -> None:
     """The same demo over Streamable HTTP, then through /sse (the HTTP+SSE fallback)."""
     with demo_over_http() as url:
         base = url.removesuffix("/mcp")

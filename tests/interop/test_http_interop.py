@@ -1,6 +1,6 @@
 """The official SDK's HTTP clients against our HTTP server (the demo server, under uvicorn).
 
-Streamable HTTP in stateful SSE mode, JSON mode and stateless mode, and the legacy
+Streamable HTTP in stateful SSE mode, JSON mode and stateless mode, and 2024-11-05's
 HTTP+SSE client against ``/sse``.
 """
 
@@ -74,11 +74,11 @@ class Recorder:
 
 
 @contextlib.asynccontextmanager
-async def sdk(url: str, legacy: bool = False) -> AsyncIterator[tuple[ClientSession, Recorder]]:
-    """An initialized SDK ``ClientSession`` over streamable HTTP (or legacy SSE) to ``url``."""
+async def sdk(url: str, http_sse: bool = False) -> AsyncIterator[tuple[ClientSession, Recorder]]:
+    """An initialized SDK ``ClientSession`` over streamable HTTP (or HTTP+SSE) to ``url``."""
     recorder = Recorder()
     transport = (
-        sse_client(url, timeout=REQUEST_TIMEOUT_S) if legacy else streamable_http_client(url)
+        sse_client(url, timeout=REQUEST_TIMEOUT_S) if http_sse else streamable_http_client(url)
     )
     async with (
         transport as streams,
@@ -177,17 +177,17 @@ async def test_sdk_streamable_client_stateless() -> None:
 
 
 @bounded
-async def test_sdk_legacy_sse_client() -> None:
+async def test_sdk_http_sse_client() -> None:
     """The SDK's 2024-11-05 HTTP+SSE client against /sse: the same features work."""
     async with serve(demo_server()) as (app, url):
-        async with sdk(url + "/sse", legacy=True) as (session, recorder):
-            assert [s.legacy for s in app.sessions.values()] == [True]
+        async with sdk(url + "/sse", http_sse=True) as (session, recorder):
+            assert [s.http_sse for s in app.sessions.values()] == [True]
             await exercise(session, recorder, stateful=True)
             summary = await session.call_tool("summarize", {"text": "a long text"})
             assert only_text(summary) == "sdk-model says: short"
             booked = await session.call_tool("book_table", {})
             assert only_text(booked) == "booked a table for 2 in the name of Ada, inside"
-        for _ in range(100):  # closing the SSE stream ends the legacy session
+        for _ in range(100):  # closing the SSE stream ends the HTTP+SSE session
             if not app.sessions:
                 break
             await asyncio.sleep(0.02)

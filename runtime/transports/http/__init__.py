@@ -1,4 +1,4 @@
-"""Streamable HTTP (and the legacy HTTP+SSE fallback): the ASGI server and the aiohttp client.
+"""Streamable HTTP (and 2024-11-05's HTTP+SSE fallback): the ASGI server and the aiohttp client.
 
 Importing this package imports neither: the server never loads the client library.
 """

@@ -3,7 +3,7 @@
 A session is *unproven* until its client makes a request after its ``initialize``: any POST,
 GET or DELETE naming its ``Mcp-Session-Id`` (``notifications/initialized`` counts), so a flood
 of bare ``initialize`` POSTs makes only unproven sessions. A session is *active* while one of
-its streams is open (a POST awaiting its answers, the GET stream, the legacy SSE stream).
+its streams is open (a POST awaiting its answers, the GET stream, the HTTP+SSE stream).
 
 When the app is full, a new session takes the place of
 

@@ -1,4 +1,4 @@
-"""MCP over HTTP, server side: an ASGI app for Streamable HTTP and the legacy HTTP+SSE transport.
+"""MCP over HTTP, server side: an ASGI app for Streamable HTTP and 2024-11-05's HTTP+SSE transport.
 
 ``McpHttpApp(servers)`` is a plain ASGI application: mount it in Starlette or FastAPI, or
 serve it with ``serve_http`` (uvicorn). The MCP endpoint (``/mcp``) takes POST (messages),
@@ -21,8 +21,9 @@ import gc
 import importlib
 import logging
 import socket
+import warnings
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any, Final
 from urllib.parse import parse_qs, urlsplit
 
@@ -67,7 +68,7 @@ Authenticate = Callable[[Mapping[str, str]], Awaitable[bool]]
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 _BOTH: Final = "application/json and text/event-stream"
 DEFAULT_MAX_SESSIONS = 1000
-"""Live sessions (Streamable HTTP and legacy) one app keeps at most."""
+"""Live sessions (Streamable HTTP and HTTP+SSE) one app keeps at most."""
 
 
 @dataclass
@@ -83,8 +84,8 @@ class HttpOptions:
     progress and other messages come on its own SSE stream, before its answer."""
     stateless: bool = False
     """No sessions: every POST stands alone (no GET stream, no server-to-client requests)."""
-    legacy_sse: bool = True
-    """Also offer the 2024-11-05 HTTP+SSE endpoints."""
+    http_sse: bool = True
+    """Also offer 2024-11-05's HTTP+SSE endpoints (GET ``sse_path``, POST ``messages_path``)."""
     allowed_hosts: tuple[str, ...] = LOCAL_HOSTS
     """Host names accepted in the Host header (any port); ``*`` accepts all."""
     allowed_origins: tuple[str, ...] = LOCAL_HOSTS
@@ -120,6 +121,18 @@ class HttpOptions:
     backend: Backend = field(default_factory=MemoryBackend)
     """Where sessions are owned and looked up: this process (the default) or shared by several
     workers (``RedisBackend``), which forward a request to the worker owning its session."""
+    legacy_sse: InitVar[bool | None] = None
+    """The former name of ``http_sse``, still taken (with a ``DeprecationWarning``)."""
+
+    def __post_init__(self, legacy_sse: bool | None) -> None:
+        """Take the deprecated ``legacy_sse=`` as ``http_sse``."""
+        if legacy_sse is not None:
+            warnings.warn(
+                "HttpOptions(legacy_sse=...) is deprecated: use http_sse=...",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+            self.http_sse = legacy_sse
 
 
 class _Reject(Exception):
@@ -351,10 +364,10 @@ class McpHttpApp:
                 await self._delete(headers, send)
             else:
                 raise _Reject(405, f"Method {method} not allowed")
-        elif opts.legacy_sse and path == opts.sse_path.rstrip("/") and method == "GET":
-            await self._legacy_stream(scope.get("root_path", "").rstrip("/"), receive, send)
-        elif opts.legacy_sse and path == opts.messages_path.rstrip("/") and method == "POST":
-            await self._legacy_post(scope, receive, send)
+        elif opts.http_sse and path == opts.sse_path.rstrip("/") and method == "GET":
+            await self._http_sse_stream(scope.get("root_path", "").rstrip("/"), receive, send)
+        elif opts.http_sse and path == opts.messages_path.rstrip("/") and method == "POST":
+            await self._http_sse_post(scope, receive, send)
         else:
             raise _Reject(404, "Not found")
 
@@ -477,12 +490,12 @@ class McpHttpApp:
         event_id = await session.store.store(session.id, stream.id, b"")
         return _event(event_id, b"", self.options.sse_retry_ms)
 
-    def _new_session(self, legacy: bool = False) -> HttpSession:
+    def _new_session(self, http_sse: bool = False) -> HttpSession:
         opts = self.options
         return HttpSession(
             self.servers,
             opts.event_store,
-            legacy=legacy,
+            http_sse=http_sse,
             resumable=not opts.stateless,
             retry_ms=opts.sse_retry_ms,
             max_stream_bytes=opts.max_stream_bytes,
@@ -545,11 +558,11 @@ class McpHttpApp:
         await session.end()
         await _respond(send, 200, b"", content_type=None)
 
-    # -- legacy HTTP+SSE (2024-11-05) -------------------------------------------------------
+    # -- HTTP+SSE (2024-11-05) -------------------------------------------------------------
 
-    async def _legacy_stream(self, root: str, receive: Receive, send: Send) -> None:
+    async def _http_sse_stream(self, root: str, receive: Receive, send: Send) -> None:
         await self._make_room()
-        session = self._new_session(legacy=True)
+        session = self._new_session(http_sse=True)
         self._register(session)
         endpoint = f"{root}{self.options.messages_path}?session_id={session.id}"
         try:
@@ -559,10 +572,10 @@ class McpHttpApp:
             self.sessions.pop(session.id, None)
             await session.end()
 
-    async def _legacy_post(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _http_sse_post(self, scope: Scope, receive: Receive, send: Send) -> None:
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         session = self.sessions.get((query.get("session_id") or [""])[0])
-        if session is None or not session.legacy:
+        if session is None or not session.http_sse:
             raise _Reject(404, "Session not found")
         body = await _read_body(receive, self.options.max_body)
         inbound = session.parse(body)

@@ -340,7 +340,7 @@ class HttpSession:
         servers: list[ServerBase],
         store: EventStore,
         *,
-        legacy: bool = False,
+        http_sse: bool = False,
         resumable: bool = True,
         retry_ms: int | None = DEFAULT_SSE_RETRY_MS,
         max_stream_bytes: int = DEFAULT_STREAM_BYTES,
@@ -356,7 +356,7 @@ class HttpSession:
         self.stall_timeout = stall_timeout
         """Seconds a producer waits for a client that reads nothing before cutting its stream."""
         self.store = store
-        self.legacy = legacy
+        self.http_sse = http_sse
         self.resumable = resumable
         """Whether a client may come back for a stream (not in stateless mode: no GET)."""
         self.retry_ms = retry_ms
@@ -375,7 +375,7 @@ class HttpSession:
 
     @property
     def standalone(self) -> Stream:
-        """The GET stream (for the legacy transport: the one SSE stream)."""
+        """The GET stream (for the HTTP+SSE transport: the one SSE stream)."""
         return self.streams[STANDALONE]
 
     def touch(self) -> None:
@@ -417,7 +417,7 @@ class HttpSession:
     async def route(self, message: Outbound, related: RelatedId) -> None:
         """Send a message to the stream it belongs to; keep it in the store for replay."""
         frame = message.data
-        if self.legacy:
+        if self.http_sse:
             await self._deliver(self.standalone, frame)
             return
         ids = message.ids if message.kind == "response" else ()
@@ -450,13 +450,13 @@ class HttpSession:
         """End the connection reading request ``request_id``'s SSE stream, after a ``retry``
         event (``retry_ms``, else the app's delay); the stream and its events stay for a GET
         with ``Last-Event-ID``. False where no client can resume: no such stream, a JSON
-        body, no GET (stateless, legacy), or a revision before SSE polling."""
+        body, no GET (stateless, HTTP+SSE), or a revision before SSE polling."""
         stream = self.by_request.get(request_id)
         if (
             stream is None
             or stream.json
             or stream.done
-            or self.legacy
+            or self.http_sse
             or not self.resumable
             or not self.connection.server.FACTS.sse_priming
         ):

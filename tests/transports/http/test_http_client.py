@@ -258,7 +258,7 @@ async def test_session_expired_starts_a_new_session(servers: SDKServers) -> None
 
 
 @bounded
-async def test_falls_back_to_legacy_sse(servers: SDKServers) -> None:
+async def test_falls_back_to_http_sse(servers: SDKServers) -> None:
     """The initialize POST gets 405 from an HTTP+SSE server: GET, endpoint, POSTs there."""
     url = servers.urls["legacy"]
     before = len(seen(url))
@@ -279,7 +279,7 @@ async def test_falls_back_to_legacy_sse(servers: SDKServers) -> None:
 
 
 @bounded
-async def test_legacy_transport_directly(servers: SDKServers) -> None:
+async def test_http_sse_transport_directly(servers: SDKServers) -> None:
     """``HttpSseTransport``: no POST to the SSE URL; the stream is opened by the first write."""
     url = servers.urls["legacy"]
     before = len(seen(url))

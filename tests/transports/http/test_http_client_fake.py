@@ -429,7 +429,7 @@ async def test_slow_answer_does_not_block_other_requests() -> None:
 
 
 @bounded
-async def test_legacy_endpoint_on_another_origin_is_refused() -> None:
+async def test_http_sse_endpoint_on_another_origin_is_refused() -> None:
     """An ``endpoint`` event naming another host is refused (headers would leak there)."""
 
     async def handler(request: web.Request) -> Reply:

@@ -1,9 +1,10 @@
-"""Our HTTP server: Host/Origin checks, limits, bad requests, auth, stateless mode, legacy SSE."""
+"""Our HTTP server: Host/Origin checks, limits, bad requests, auth, stateless mode, HTTP+SSE."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import warnings
 from collections.abc import Mapping
 
 import httpx
@@ -158,7 +159,7 @@ async def test_stateless_mode() -> None:
 
 
 @bounded
-async def test_legacy_http_sse() -> None:
+async def test_http_sse_of_2024_11_05() -> None:
     """GET /sse sends an endpoint event; POSTs there get 202; answers come on the SSE stream."""
     async with live_app() as live:
         async with live.client.stream("GET", "/sse", headers={"accept": SSE}) as response:
@@ -225,3 +226,24 @@ async def test_idle_sessions_are_ended() -> None:
             assert (await busy.post(ping)).status_code == 200
         assert (await idle.post(ping)).status_code == 404
         assert (await busy.post(ping)).status_code == 200
+
+
+@bounded
+async def test_http_sse_can_be_turned_off_also_by_its_former_name() -> None:
+    """``http_sse=False`` offers no HTTP+SSE endpoints (404); ``legacy_sse=False`` still says
+    the same, with a DeprecationWarning naming the new option."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        former = HttpOptions(legacy_sse=False)
+    assert [str(w.message) for w in caught if w.category is DeprecationWarning] == [
+        "HttpOptions(legacy_sse=...) is deprecated: use http_sse=..."
+    ]
+    assert former.http_sse is False and HttpOptions().http_sse is True
+    for options in (HttpOptions(http_sse=False), former):
+        async with live_app(options) as live:
+            response = await live.client.get("/sse", headers={"accept": SSE})
+            assert response.status_code == 404
+            posted = await live.client.post(
+                "/messages?session_id=x", content=b"{}", headers=JSON_CT
+            )
+            assert posted.status_code == 404
