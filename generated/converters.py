@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from ._runtime.core.convert import Each, Lost, Obj, OneOf, Ref, Step
 from ._runtime.core.transport import Transport
-from ._runtime.roles.bridge import adapt_server, connect_client
+from ._runtime.roles.adapt import adapt_server, connect_client
 from ._runtime.roles.client import ClientBase
 from ._runtime.roles.server import ServerBase
 from .v2024_11_05.client import Client as Client2024_11_05

@@ -1,3 +1,4 @@
+# Copied by mcpgen 0.1.0 from its runtime. Do not edit.
 """Write once, serve every revision: adapters between a server's revision and its peer's.
 
 ``adapt_server(server, servers, steps, order)`` returns, for each other revision of the
@@ -15,10 +16,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
+import msgspec
+
 from ..core.convert import Chain, Step, chain, convert_value
 from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, CapabilityError
+from ..core.meta import META_CAPABILITIES, META_CLIENT_INFO, META_VERSION
 from ..core.methods import MethodSpec
 from ..core.transport import Transport
+from ..core.wire import as_object
 from .client import ClientBase
 from .connection import implemented_handlers
 from .server import ServerBase, ServerContext
@@ -91,17 +96,39 @@ class _Notified(Protocol):
         ...
 
 
-def _handler(route: _Route, handler: Handler) -> Handler:
-    """Wrap ``handler`` of our revision as a handler of the peer's revision."""
+def _handler(route: _Route, handler: Handler, stateless: str | None = None) -> Handler:
+    """Wrap ``handler`` of our revision as a handler of the peer's revision.
+
+    ``stateless``: our revision, when it has no handshake and the peer's has one: a request
+    whose ``_meta`` the peer sent gets the session's facts there, as our revision's requests
+    carry them (version, the client's capabilities and info from ``initialize``).
+    """
     up, down, params_t, result_t = route.up, route.down, route.inner.params, route.outer.result
     method = route.outer.method
 
     async def adapted(params: Any, ctx: Any) -> Any:
+        if stateless is not None:
+            params = _session_meta(params, ctx, stateless)
         # The peer's params that our revision cannot take are invalid params, as unconverted.
         converted = _convert(up, params, params_t, f"{method} params", INVALID_PARAMS)
         return _convert(down, await handler(converted, ctx), result_t, f"{method} result")
 
     return adapted
+
+
+def _session_meta(params: Any, ctx: Any, version: str) -> Any:
+    """``params`` as JSON with the session's facts added to the ``_meta`` it has (if any)."""
+    if params is None:
+        return None
+    data = as_object(msgspec.to_builtins(params))
+    meta = None if data is None else as_object(data.get("_meta"))
+    if data is None or meta is None:
+        return params
+    connection = ctx.connection
+    meta.setdefault(META_VERSION, version)
+    meta.setdefault(META_CAPABILITIES, dict(connection.their_capabilities))
+    meta.setdefault(META_CLIENT_INFO, dict(getattr(connection, "client_info", None) or {}))
+    return data
 
 
 def _missing(method: str, revision: str) -> CapabilityError:
@@ -151,13 +178,19 @@ def adapt_server(
             continue
         theirs = (revision, cls.METHODS)
         adapter = cls()
+        across = cls.FACTS.handshake and not server.FACTS.handshake  # a session to a stateless
+        stateless = server.PROTOCOL_VERSION if across else None
         for attr in ("name", "version", "instructions", "list_changed", "logging"):
             setattr(adapter, attr, getattr(server, attr))
+        # Without a handshake, updates of subscribed resources go to listen streams.
+        subscribes = "resources/subscribe" in handlers
+        if subscribes or getattr(server, "resource_subscriptions", False):
+            adapter.resource_subscriptions = True  # type: ignore[attr-defined]
         for method, attr in cls.ROUTES.items():
             found = handlers.get(method)
             route = _route(steps, order, method, theirs, ours, received=True)
             if found is not None and route is not None:
-                setattr(adapter, attr, _handler(route, found))
+                setattr(adapter, attr, _handler(route, found, stateless))
         outgoing = {
             method: route
             for method, spec in server.METHODS.items()
