@@ -10,6 +10,7 @@ from typing import NoReturn
 import click
 
 from . import __version__
+from .bridge_command import bridge_command
 from .diff.command import diff_command
 from .errors import GenerationError
 from .generate import render_inputs
@@ -281,6 +282,7 @@ def tools_command(
 
 
 cli.add_command(diff_command, "diff")
+cli.add_command(bridge_command, "bridge")
 
 
 def main() -> None:

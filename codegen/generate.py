@@ -25,7 +25,9 @@ def render_inputs(inputs: list[RevisionInput]) -> tuple[dict[str, str], list[Pro
         served = [ir for ir in irs if any(n == "server.py" for _, n in ir.templates)]
         servers = tuple((ir.revision, ir.module) for ir in served)
         clients = tuple((ir.revision, ir.module) for ir in served if ir.has_handshake)
-        converters = replace(build_convert(built), servers=servers, clients=clients)
+        converters = replace(
+            build_convert(built), servers=servers, clients=clients, bridge_clients=servers
+        )
     files = render_package(PackageIR(__version__, tuple(irs), converters))
     for b in built:
         files.update(kept_files(b.given, b.ir.module))

@@ -231,7 +231,8 @@ async def edit_note(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResul
     """Change a note and tell the client if it subscribed to it."""
     NOTES[args["id"]] = args["text"]
     uri = note_uri(args["id"])
-    if uri in SUBSCRIBED:
+    # A stateless client subscribes with its listen stream, which filters what is published.
+    if uri in SUBSCRIBED or ctx.facts is not None:
         await ctx.notify_resource_updated(uri=uri)
     return t.CallToolResult(content=[t.ResourceLink(uri=uri, name=f"note {args['id']}")])
 
@@ -402,7 +403,17 @@ def main(argv: list[str] | None = None) -> None:
         metavar="URL",
         help="HTTP: run as one of several workers sharing this Redis (and MCPGEN_STATE_KEY)",
     )
+    parser.add_argument(
+        "--only",
+        metavar="REVISION",
+        help="serve this protocol revision only (the others are refused, as by an older server)",
+    )
     args = parser.parse_args(argv)
+    servers = every_revision(DemoServer())
+    if args.only:
+        servers = [s for s in servers if args.only == s.PROTOCOL_VERSION]
+        if not servers:
+            parser.error(f"no revision {args.only!r}")
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: stop quietly
         if args.http:
             host, _, port = args.http.rpartition(":")
@@ -411,10 +422,9 @@ def main(argv: list[str] | None = None) -> None:
                 from generated._runtime.backends.redis import RedisBackend  # the redis extra
 
                 options.backend = RedisBackend(args.redis)
-            run_http(every_revision(DemoServer()), host or "127.0.0.1", int(port), options)
+            run_http(servers, host or "127.0.0.1", int(port), options)
         else:
-            server, *adapters = every_revision(DemoServer())
-            server.run_stdio(*adapters)
+            servers[0].run_stdio(*servers[1:])
 
 
 if __name__ == "__main__":

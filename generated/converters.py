@@ -16,7 +16,8 @@ from typing import Any, Final
 
 from ._runtime.core.convert import Each, Lost, Obj, OneOf, Ref, Step
 from ._runtime.core.transport import Transport
-from ._runtime.roles.bridge import adapt_server, connect_client
+from ._runtime.roles.adapt import adapt_server, connect_client
+from ._runtime.roles.bridge import Revisions
 from ._runtime.roles.client import ClientBase
 from ._runtime.roles.server import ServerBase
 from .v2024_11_05.client import Client as Client2024_11_05
@@ -27,9 +28,19 @@ from .v2025_06_18.client import Client as Client2025_06_18
 from .v2025_06_18.server import Server as Server2025_06_18
 from .v2025_11_25.client import Client as Client2025_11_25
 from .v2025_11_25.server import Server as Server2025_11_25
+from .v2026_07_28.client import Client as Client2026_07_28
 from .v2026_07_28.server import Server as Server2026_07_28
 
-__all__ = ["CLIENTS", "ORDER", "SERVERS", "STEPS", "connect", "every_revision"]
+__all__ = [
+    "BRIDGE",
+    "BRIDGE_CLIENTS",
+    "CLIENTS",
+    "ORDER",
+    "SERVERS",
+    "STEPS",
+    "connect",
+    "every_revision",
+]
 
 ORDER: Final[tuple[str, ...]] = (
     "2024-11-05",
@@ -876,3 +887,16 @@ async def connect(
     ``revision``: propose that revision instead of the client's own, and accept only it.
     """
     await connect_client(client, transport, CLIENTS, STEPS, ORDER, revision=revision)
+
+
+BRIDGE_CLIENTS: Final[dict[str, type[ClientBase[Any]]]] = {
+    "2024-11-05": Client2024_11_05,
+    "2025-03-26": Client2025_03_26,
+    "2025-06-18": Client2025_06_18,
+    "2025-11-25": Client2025_11_25,
+    "2026-07-28": Client2026_07_28,
+}
+"""The ``Client`` of every revision, both eras: what a bridge connects upstream with."""
+
+BRIDGE: Final = Revisions(SERVERS, BRIDGE_CLIENTS, STEPS, ORDER)
+"""This package's revisions for ``run_bridge`` (``mcpgen bridge``)."""

@@ -10,7 +10,8 @@ The HTTP names (``McpHttpApp``, ``HttpOptions``, ``serve_http``, ``run_http``,
 ``connect_http``, ``connect_http_auto``, ``MemoryEventStore``) load on first use and need the
 ``[http]`` extra: a server never imports the HTTP client library, and a stdio program imports
 neither. The 2026-07-28 names (``connect_auto``, ``listen``, ``ask``, ``begin_task`` ...) load
-on first use too.
+on first use too, and so does the bridge (``run_bridge(converters.BRIDGE, Upstream(...))``,
+what ``mcpgen bridge`` runs).
 
 Authorization (OAuth 2.1, the ``[auth]`` extra) is the ``auth`` module:
 ``from pkg.runtime import auth``, then ``auth.OAuthClient``, ``auth.ProtectedMcpApp`` ...; it
@@ -65,6 +66,8 @@ from ._runtime.transports.stdio import spawn_server, stdio_server
 
 if TYPE_CHECKING:
     from ._runtime import auth
+    from ._runtime.roles.bridge import Bridge
+    from ._runtime.roles.bridge_run import Downstream, Upstream, run_bridge
     from ._runtime.roles.mrtr import ask
     from ._runtime.roles.stateless import CacheScope, cache_hints
     from ._runtime.roles.stateless_tasks import begin_task
@@ -85,6 +88,10 @@ _LAZY = {
     "cache_hints": "roles.stateless",
     "ask": "roles.mrtr",
     "begin_task": "roles.stateless_tasks",
+    "Bridge": "roles.bridge",
+    "Downstream": "roles.bridge_run",
+    "Upstream": "roles.bridge_run",
+    "run_bridge": "roles.bridge_run",
 }
 _MODULES = {"auth": "auth"}
 """Modules of the runtime offered whole, by the name they have here."""
@@ -97,12 +104,14 @@ __all__ = [
     "METHOD_NOT_FOUND",
     "PARSE_ERROR",
     "App",
+    "Bridge",
     "CacheScope",
     "CapabilityError",
     "ClientBase",
     "ConnectionClosed",
     "Context",
     "Default",
+    "Downstream",
     "EventStore",
     "HandshakeServer",
     "HttpOptions",
@@ -128,6 +137,7 @@ __all__ = [
     "Transport",
     "Unknown",
     "UnsupportedVersion",
+    "Upstream",
     "ask",
     "auth",
     "begin_task",
@@ -145,6 +155,7 @@ __all__ = [
     "listen",
     "memory_pair",
     "poll_task",
+    "run_bridge",
     "run_http",
     "serve_http",
     "spawn_server",

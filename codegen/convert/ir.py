@@ -155,11 +155,14 @@ class ConvertIR:
     clients: tuple[tuple[str, str], ...] = ()
     """(revision, subpackage) of those whose ``Client`` can stand in for another in an
     ``initialize`` handshake (the stateless revision has none)."""
+    bridge_clients: tuple[tuple[str, str], ...] = ()
+    """(revision, subpackage) of every revision whose ``Client`` the bridge may connect
+    upstream with, both eras."""
 
     @property
     def bases(self) -> tuple[tuple[str, str, str], ...]:
         """(subpackage, module, class) of each ``Client``/``Server`` imported, in import order."""
-        found = [(m, "client", "Client") for _, m in self.clients]
+        found = [(m, "client", "Client") for _, m in self.bridge_clients or self.clients]
         found += [(m, "server", "Server") for _, m in self.servers]
         return tuple(sorted(found))
 

@@ -164,19 +164,21 @@ class StatelessRequests:
         return meta
 
     def with_meta(self, params: object) -> object:
-        """``params`` (None, a JSON object or a generated Struct) with this client's ``_meta``."""
+        """``params`` (None, a JSON object or a generated Struct) with this client's ``_meta``.
+
+        Client capabilities the params' own ``_meta`` states stand (a bridge forwarding for a
+        client that lacks one of ours); the other keys of ours replace theirs.
+        """
         meta = self._shared_meta()
         if params is None:
             return {"_meta": meta}
         if isinstance(params, msgspec.Struct) and "meta" in params.__struct_fields__:
             own = as_object(getattr(params, "meta"))  # noqa: B009 (a field of any params Struct)
-            merged = meta if own is None else {**own, **meta}
-            return msgspec.structs.replace(params, meta=merged)
+            return msgspec.structs.replace(params, meta=_merged(own, meta))
         body = as_object(msgspec.to_builtins(params))
         if body is None:
             raise MCPError(INVALID_PARAMS, f"params must be an object, not {type(params).__name__}")
-        mine = as_object(body.get("_meta"))
-        return {**body, "_meta": meta if mine is None else {**mine, **meta}}
+        return {**body, "_meta": _merged(as_object(body.get("_meta")), meta)}
 
     # -- requests ------------------------------------------------------------------------
 
@@ -383,6 +385,15 @@ async def open_listen(
         yield await subscription.started(timeout)
     finally:
         await subscription.close()
+
+
+def _merged(own: dict[str, Any] | None, meta: dict[str, Any]) -> dict[str, Any]:
+    """A request's own ``_meta`` with the client's keys, its own capabilities kept."""
+    if own is None:
+        return meta
+    if META_CAPABILITIES in own:
+        return {**own, **meta, META_CAPABILITIES: own[META_CAPABILITIES]}
+    return {**own, **meta}
 
 
 async def probe(requests: StatelessRequests, timeout: float | None) -> Any:

@@ -59,6 +59,19 @@ def test_wheel_ships_py_typed_license_and_the_whole_runtime(wheel: zipfile.ZipFi
     assert "mcpgen/schema/manifest.toml" in names
 
 
+def test_wheel_ships_the_bindings_mcpgen_bridge_runs_on(wheel: zipfile.ZipFile) -> None:
+    """``mcpgen bridge`` needs every revision's bindings: the checked-in ``generated/`` is in
+    the wheel as ``mcpgen.generated``, every module of it."""
+    names = set(wheel.namelist())
+    bindings = {
+        "mcpgen/generated/" + p.relative_to(GENERATED).as_posix()
+        for p in GENERATED.rglob("*.py")
+        if "__pycache__" not in p.parts
+    }
+    assert "mcpgen/generated/converters.py" in bindings
+    assert bindings <= names, sorted(bindings - names)
+
+
 def test_wheel_metadata_ranges_markers_and_urls(wheel: zipfile.ZipFile) -> None:
     """The generator's dependencies are ranges, the output's pins carry markers, URLs exist."""
     meta = _metadata(wheel)

@@ -41,6 +41,25 @@ async def test_every_request_carries_the_per_request_meta() -> None:
         await client.close()
 
 
+async def test_capabilities_a_request_states_itself_stand() -> None:
+    """A request whose ``_meta`` states client capabilities (a bridge forwarding for a client
+    that cannot answer elicitation) keeps them; the other keys are the client's. The fixture's
+    elicitation tool then asks for what that client declared, and is refused (-32021) rather
+    than answered by ``on_elicit``."""
+    async with served(FixtureServer()) as end:
+        client = await connected(end)
+        meta = {"io.modelcontextprotocol/clientCapabilities": {"sampling": {}}, "k": "v"}
+        params = t.CallToolRequestParams(name="test_input_required_result_elicitation", meta=meta)
+        with pytest.raises(MCPError) as refused:
+            await client.request(client.METHODS["tools/call"], params)
+        assert refused.value.code == -32021
+        sent = end.sent[-1]["params"]["_meta"]
+        assert sent["io.modelcontextprotocol/clientCapabilities"] == {"sampling": {}}
+        assert sent["k"] == "v" and sent["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+        assert client.asked == []
+        await client.close()
+
+
 async def test_connect_of_a_2026_client_probes_and_returns_the_discover_result() -> None:
     async with served(FixtureServer()) as end:
         client = EraClient()

@@ -9,6 +9,7 @@ cannot be converted are invalid params, as they are without conversion.
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -17,6 +18,8 @@ from generated.converters import ORDER, every_revision
 from generated.v2025_06_18 import Server as Server0618
 from generated.v2025_11_25 import Server, ServerContext
 from generated.v2025_11_25 import types as t
+from generated.v2026_07_28 import Server as ServerModern
+from generated.v2026_07_28 import types as tm
 from tests.support.http_support import bounded
 from tests.support.runtime_support import RawPeer, serving
 
@@ -127,3 +130,33 @@ async def test_params_that_do_not_convert_are_invalid_params() -> None:
     assert converted["error"]["code"] == -32602, converted
     message = converted["error"]["message"]
     assert "completion/complete params" in message and "$.ref.type" in message, message
+
+
+class StatelessEcho(ServerModern):
+    """A 2026-07-28 server whose tool answers with the ``_meta`` its handler was given."""
+
+    name = "stateless-echo"
+
+    async def call_tool(self, params: tm.CallToolRequestParams, ctx: Any) -> tm.CallToolResult:
+        """The request's ``_meta`` as text."""
+        return tm.CallToolResult(content=[tm.TextContent(text=json.dumps(params.meta))])
+
+
+@pytest.mark.parametrize("revision", ["2024-11-05", "2025-06-18", "2025-11-25"])
+@bounded
+async def test_a_session_request_with_meta_reaches_a_stateless_server(revision: str) -> None:
+    """A handshake client's ``tools/call`` with ``_meta`` (a progress token, a key of its own)
+    through the adapter of a 2026-07-28 server: that revision's ``_meta`` needs the request's
+    version, capabilities and client info, which the session said at ``initialize``; they are
+    filled in from it, the client's own keys kept (it was -32602 "nothing provides it")."""
+    server, *adapters = every_revision(StatelessEcho())
+    meta = {"progressToken": 7, "example.com/trace": "t-1"}
+    async with serving(server, *adapters) as peer:
+        await peer.initialize(revision, {"roots": {}})
+        reply = await peer.call(1, "tools/call", {"name": "echo", "_meta": meta})
+    assert "result" in reply, reply
+    seen = json.loads(reply["result"]["content"][0]["text"])
+    assert seen["progressToken"] == 7 and seen["example.com/trace"] == "t-1"
+    assert seen["io.modelcontextprotocol/protocolVersion"] == MODERN
+    assert seen["io.modelcontextprotocol/clientCapabilities"] == {"roots": {}}
+    assert seen["io.modelcontextprotocol/clientInfo"] == {"name": "raw", "version": "0"}

@@ -1,288 +1,450 @@
 # Copied by mcpgen 0.1.0 from its runtime. Do not edit.
-"""Write once, serve every revision: adapters between a server's revision and its peer's.
+"""A bridge between two programs: any client, of any revision, to any server, of any revision.
 
-``adapt_server(server, servers, steps, order)`` returns, for each other revision of the
-package, a server of that revision whose handlers convert the client's params up into
-``server``'s revision, call ``server``'s handler, and convert its result down; requests the
-handler sends to the client (``ctx.create_message`` ...) are converted down and their results
-up, so the handlers see only their own revision's types. The connection negotiates among
-``[server, *adapters]`` as among any servers. Conversions run the generated tables of
-``converters.py`` (``core/convert.py``); the set of revisions is a parameter, so a revision
-of another era plugs in as one more entry.
+``Bridge(revisions)`` takes (``attach``) a connected client of whatever revision the upstream
+server speaks (``connect_upstream`` finds it by the same auto negotiation a client uses) and
+makes a server of that same revision whose handlers forward each request to the upstream
+client; ``servers()`` serves it to every revision through the adapters of ``adapt.py`` (the
+generated converters), so a client of another revision, or of the other era, is converted on
+the way in and out. The upstream client's handlers (sampling, elicitation, roots, and a
+stateless server's MRTR input rounds, which the client answers with those same handlers) ask
+the downstream client through the context of the downstream request being forwarded: a
+server->client request for a handshake client, an MRTR round for a stateless one (the
+upstream call is cancelled and made again in the next round, like any re-run handler).
+Notifications (progress, log messages, list changes, resource updates) are forwarded and
+converted; a downstream request cancelled cancels its upstream request. The wiring
+(transports on both sides, the session log line, exit) is ``bridge_run.py``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import logging
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol, TypeVar
+from dataclasses import dataclass
+from typing import Any, Final
 
-from ..core.convert import Chain, Step, chain, convert_value
-from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, CapabilityError
+import msgspec
+
+from ..core.errors import INTERNAL_ERROR, MCPError, RoundTripSignal
+from ..core.meta import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION
 from ..core.methods import MethodSpec
-from ..core.transport import Transport
+from ..core.wire import as_object
+from .adapt import Steps, adapt_server
+from .bridge_listen import UpstreamListen
 from .client import ClientBase
 from .connection import implemented_handlers
+from .dispatch import Handler
 from .server import ServerBase, ServerContext
 
-__all__ = ["adapt_server", "connect_client"]
+__all__ = ["Bridge", "Revisions"]
 
-P = TypeVar("P")
-R = TypeVar("R")
-Steps = Mapping[tuple[str, str], Step]
+LOG: Final = logging.getLogger(__name__)
+RESERVED_META: Final = frozenset(
+    {"progressToken", META_VERSION, META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL}
+)
+"""``_meta`` keys that belong to one hop (the bridge sets its own upstream); others pass."""
+ROUND_FIELDS: Final = ("input_responses", "request_state")
+"""Params fields of one hop's MRTR rounds: the downstream's are not the upstream's."""
+OWN_METHODS: Final = frozenset(
+    {"initialize", "ping", "logging/setLevel", "server/discover", "subscriptions/listen"}
+)
+"""Requests each side's connection answers itself: never forwarded."""
+CHANGES: Final = {
+    "notifications/tools/list_changed": "notify_tools_changed",
+    "notifications/prompts/list_changed": "notify_prompts_changed",
+    "notifications/resources/list_changed": "notify_resources_changed",
+}
+"""List-change notifications and the stateless server's method that publishes each."""
+LISTEN_FILTERS: Final = {
+    "tools": "toolsListChanged",
+    "prompts": "promptsListChanged",
+    "resources": "resourcesListChanged",
+}
+"""A capability with ``listChanged`` -> the listen filter that asks for its changes."""
+MAX_SEEN: Final = 256
+"""Most downstream connections remembered for notifications outside any request."""
+
+_CALL: contextvars.ContextVar[_Call | None] = contextvars.ContextVar("bridge_call", default=None)
 
 
-def _convert(
-    path: Chain | None, value: Any, target: Any, where: str = "", code: int = INTERNAL_ERROR
-) -> Any:
-    """Convert ``value`` into ``target`` along ``path``; None stays None."""
-    if value is None or target is None or path is None:
-        return value
-    return convert_value(path, value, target, where, code)
+@dataclass(frozen=True, slots=True)
+class Revisions:
+    """What the bridge is given of the package (it names no revision): its generated tables."""
+
+    servers: Mapping[str, type[ServerBase]]
+    clients: Mapping[str, type[ClientBase[Any]]]
+    """The ``Client`` of every revision, both eras."""
+    steps: Steps
+    order: tuple[str, ...]
 
 
-class _Route:
-    """One method between two revisions: its specs on both sides and the chains both ways."""
+Work = Callable[[], Awaitable[Any]]
 
-    __slots__ = ("down", "inner", "outer", "up")
+
+class _Call:
+    """One downstream request being forwarded: what its upstream call sends back meanwhile.
+
+    Questions, progress and log messages of the upstream call run in the downstream
+    handler's own task (``run``): a stateless request's rounds are found there, and over
+    HTTP what a handler sends goes on its request's stream. The handler waits on one plain
+    future, woken by the upstream result or by work (no task per wait).
+    """
+
+    def __init__(self, ctx: ServerContext) -> None:
+        self.ctx = ctx
+        self.work: deque[tuple[Work, asyncio.Future[Any] | None]] = deque()
+        self._wake: asyncio.Future[None] | None = None
+
+    def _poke(self, *_: object) -> None:
+        """Wake ``run``."""
+        wake = self._wake
+        if wake is not None and not wake.done():
+            wake.set_result(None)
+
+    async def ask(self, spec: MethodSpec[Any, Any], params: Any) -> Any:
+        """Ask the downstream client through this request (answered by ``run``)."""
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.work.append((lambda: self.ctx.request(spec, params), answer))
+        self._poke()
+        return await answer
+
+    def send(self, work: Work) -> None:
+        """Send something on this request's behalf (progress, a log message), in order."""
+        self.work.append((work, None))
+        self._poke()
+
+    async def run(self, upstream: asyncio.Future[Any]) -> Any:
+        """Wait for the upstream result, doing what the upstream call sends meanwhile."""
+        loop = asyncio.get_running_loop()
+        upstream.add_done_callback(self._poke)
+        while True:
+            while self.work:  # what came before the result goes first
+                await self._do(*self.work.popleft())
+            if upstream.done():
+                return upstream.result()
+            self._wake = loop.create_future()
+            try:
+                await self._wake
+            finally:
+                self._wake = None
+
+    async def _do(self, work: Work, answer: asyncio.Future[Any] | None) -> None:
+        """Run one piece of work; a question's answer (or why not) goes to ``answer``."""
+        try:
+            got = await work()
+        except RoundTripSignal:  # MRTR: a question not answered yet ends the round
+            if answer is not None:
+                answer.set_exception(MCPError(INTERNAL_ERROR, "the question ends this round"))
+            raise
+        except Exception as exc:  # the downstream's answer (or why it cannot answer)
+            if answer is None:
+                LOG.info("not forwarded downstream: %s", exc)
+                return
+            error = exc if isinstance(exc, MCPError) else MCPError(INTERNAL_ERROR, str(exc))
+            answer.set_exception(error)
+        else:
+            if answer is not None:
+                answer.set_result(got)
+
+
+def outgoing(params: Any) -> Any:
+    """``params`` for the next hop: without this hop's round fields and reserved ``_meta``."""
+    if not isinstance(params, msgspec.Struct):
+        return params
+    fields = params.__struct_fields__
+    changes: dict[str, Any] = {
+        name: msgspec.UNSET
+        for name in ROUND_FIELDS
+        if name in fields and getattr(params, name) is not msgspec.UNSET
+    }
+    meta = as_object(getattr(params, "meta", None) if "meta" in fields else None)
+    if meta is not None and not RESERVED_META.isdisjoint(meta):
+        kept = {k: v for k, v in meta.items() if k not in RESERVED_META}
+        changes["meta"] = kept or msgspec.UNSET
+    return msgspec.structs.replace(params, **changes) if changes else params
+
+
+class Bridge:
+    """A server of the upstream client's revision forwarding to it, and what goes back."""
 
     def __init__(
-        self,
-        inner: MethodSpec[Any, Any],
-        outer: MethodSpec[Any, Any],
-        up: Chain | None,
-        down: Chain | None,
+        self, revisions: Revisions, *, on_session: Callable[[str], None] | None = None
     ) -> None:
-        self.inner, self.outer, self.up, self.down = inner, outer, up, down
+        self.revisions = revisions
+        self.on_session = on_session
+        """Called once per downstream session with its revision (the log line of a session)."""
+        self._calls: dict[int, _Call] = {}
+        """The downstream requests being forwarded, oldest first."""
+        self._seen: dict[int, ServerContext] = {}
+        self._listen: UpstreamListen | None = None
+        self._upstream: ClientBase[Any] | None = None
+        self.served: list[ServerBase] = []
+        """The server of the upstream's revision and its adapters: what to serve downstream."""
 
+    @property
+    def upstream(self) -> ClientBase[Any]:
+        """The connected upstream client (``attach``)."""
+        if self._upstream is None:
+            raise RuntimeError("the bridge has no upstream yet: attach a connected client")
+        return self._upstream
 
-def _route(
-    steps: Steps,
-    order: tuple[str, ...],
-    method: str,
-    theirs: tuple[str, Mapping[str, MethodSpec[Any, Any]]],
-    ours: tuple[str, Mapping[str, MethodSpec[Any, Any]]],
-    received: bool,
-) -> _Route | None:
-    """The route of ``method`` between the peer's revision and ours, or None if it has none.
-
-    ``received``: the peer sends it (params go theirs -> ours, the result ours -> theirs);
-    else we send it (params ours -> theirs, the result theirs -> ours).
-    """
-    (their_rev, their_methods), (our_rev, our_methods) = theirs, ours
-    outer, inner = their_methods.get(method), our_methods.get(method)
-    if outer is None or inner is None:
-        return None
-    if received:
-        params = chain(steps, order, their_rev, our_rev, method, result=False)
-        result = chain(steps, order, our_rev, their_rev, method, result=True)
-        return None if params is None or result is None else _Route(inner, outer, params, result)
-    params = chain(steps, order, our_rev, their_rev, method, result=False)
-    result = chain(steps, order, their_rev, our_rev, method, result=True)
-    return None if params is None or result is None else _Route(inner, outer, result, params)
-
-
-Handler = Callable[[Any, Any], Awaitable[Any]]
-
-
-class _Notified(Protocol):
-    """Whatever receives the peer's notifications (a server or a client)."""
-
-    async def on_notification(self, method: str, params: Any) -> None:
-        """Receive one notification."""
-        ...
-
-
-def _handler(route: _Route, handler: Handler) -> Handler:
-    """Wrap ``handler`` of our revision as a handler of the peer's revision."""
-    up, down, params_t, result_t = route.up, route.down, route.inner.params, route.outer.result
-    method = route.outer.method
-
-    async def adapted(params: Any, ctx: Any) -> Any:
-        # The peer's params that our revision cannot take are invalid params, as unconverted.
-        converted = _convert(up, params, params_t, f"{method} params", INVALID_PARAMS)
-        return _convert(down, await handler(converted, ctx), result_t, f"{method} result")
-
-    return adapted
-
-
-def _missing(method: str, revision: str) -> CapabilityError:
-    """The peer's revision has no such method: to a handler, the peer cannot do it."""
-    return CapabilityError(f"{method} does not exist in {revision}: the peer cannot answer it")
-
-
-def _context(base: type[ServerContext], outgoing: Mapping[str, _Route]) -> type[ServerContext]:
-    """Our revision's context class, sending through the routes to the peer's revision."""
-
-    class BridgedContext(base):  # type: ignore[valid-type,misc]
-        """A handler's context whose requests and notifications convert to the peer's revision."""
-
-        async def request(
-            self, method: MethodSpec[P, R], params: P, *, timeout: float | None = None
-        ) -> R:
-            route = outgoing.get(method.method)
-            if route is None:
-                raise _missing(method.method, self.connection.protocol_version)
-            sent = _convert(route.down, params, route.outer.params, f"{method.method} params")
-            got = await self.connection.request(route.outer, sent, timeout=timeout)
-            result: R = _convert(route.up, got, route.inner.result, f"{method.method} result")
-            return result
-
-        async def notify(self, method: MethodSpec[P, None], params: P) -> None:
-            route = outgoing.get(method.method)
-            if route is None:
-                raise _missing(method.method, self.connection.protocol_version)
-            sent = _convert(route.down, params, route.outer.params)
-            await self.connection.notify(route.outer, sent, related=False)
-
-    return BridgedContext
-
-
-def adapt_server(
-    server: ServerBase,
-    servers: Mapping[str, type[ServerBase]],
-    steps: Steps,
-    order: tuple[str, ...],
-) -> list[ServerBase]:
-    """Servers of every other revision in ``servers`` that answer through ``server``."""
-    ours = (server.PROTOCOL_VERSION, server.METHODS)
-    handlers = implemented_handlers(server, server.ROUTES)
-    out: list[ServerBase] = []
-    for revision, cls in servers.items():
-        if revision == server.PROTOCOL_VERSION or revision not in order:
-            continue
-        theirs = (revision, cls.METHODS)
-        adapter = cls()
-        for attr in ("name", "version", "instructions", "list_changed", "logging"):
-            setattr(adapter, attr, getattr(server, attr))
-        for method, attr in cls.ROUTES.items():
-            found = handlers.get(method)
-            route = _route(steps, order, method, theirs, ours, received=True)
-            if found is not None and route is not None:
-                setattr(adapter, attr, _handler(route, found))
-        outgoing = {
-            method: route
-            for method, spec in server.METHODS.items()
-            if spec.direction != "client"
-            and (route := _route(steps, order, method, theirs, ours, received=False)) is not None
-        }
-        adapter.CONTEXT = _context(server.CONTEXT, outgoing)  # type: ignore[misc]
-        adapter.on_notification = _notification(  # type: ignore[method-assign,assignment]
-            server, theirs, ours, steps, order
+    def attach(self, upstream: ClientBase[Any]) -> list[ServerBase]:
+        """Take the connected upstream client; return the servers to serve downstream."""
+        self._upstream = upstream
+        server = self._server()
+        adapted = adapt_server(
+            server, self.revisions.servers, self.revisions.steps, self.revisions.order
         )
-        out.append(adapter)
-    return out
+        self.served = [server, *adapted]
+        subscribe = _flag(upstream.their_capabilities.get("resources"), "subscribe")
+        if upstream.stateless is not None and subscribe:
+            server.resource_subscriptions = True  # type: ignore[attr-defined]
+            for adapter in adapted:  # a session subscribes; the upstream has listen streams
+                self._subscriptions(adapter)
+        return self.served
 
-
-def _notification(
-    server: _Notified,
-    theirs: tuple[str, Mapping[str, MethodSpec[Any, Any]]],
-    ours: tuple[str, Mapping[str, MethodSpec[Any, Any]]],
-    steps: Steps,
-    order: tuple[str, ...],
-) -> Callable[[str, Any], Awaitable[None]]:
-    """The peer's notifications, converted into our revision (those it lacks are dropped)."""
-
-    async def on_notification(method: str, params: Any) -> None:
-        route = _route(steps, order, method, theirs, ours, received=True)
-        if route is None:
+    def _subscriptions(self, server: ServerBase) -> None:
+        """Answer ``resources/subscribe``/``unsubscribe`` with the upstream listen stream."""
+        subscribe = server.ROUTES.get("resources/subscribe")
+        unsubscribe = server.ROUTES.get("resources/unsubscribe")
+        if not server.FACTS.handshake or subscribe is None or unsubscribe is None:
             return
-        await server.on_notification(method, _convert(route.up, params, route.inner.params))
 
-    return on_notification
+        async def on_subscribe(params: Any, ctx: ServerContext) -> dict[str, Any]:
+            self._note(ctx)
+            if self._listen is not None:
+                await self._listen.subscribe(id(ctx.connection), str(getattr(params, "uri", "")))
+            return {}
 
+        async def on_unsubscribe(params: Any, ctx: ServerContext) -> dict[str, Any]:
+            if self._listen is not None:
+                uri = str(getattr(params, "uri", ""))
+                await self._listen.unsubscribe(id(ctx.connection), uri)
+            return {}
 
-def _progress(callback: Callable[[Any], Any], route: _Route) -> Callable[[Any], Any]:
-    """A progress callback of our revision, called with the peer's progress params."""
+        setattr(server, subscribe, on_subscribe)
+        setattr(server, unsubscribe, on_unsubscribe)
 
-    def converted(params: Any) -> Any:
-        return callback(_convert(route.up, params, route.inner.params))
+    # -- the downstream server ------------------------------------------------------------------
 
-    return converted
-
-
-async def connect_client(
-    client: ClientBase[Any],
-    transport: Transport,
-    clients: Mapping[str, type[ClientBase[Any]]],
-    steps: Steps,
-    order: tuple[str, ...],
-    describe_close: Callable[[], str] | None = None,
-    revision: str | None = None,
-) -> None:
-    """Connect ``client`` to a server of any revision in ``clients``, converting as needed.
-
-    ``client`` proposes its revision (or ``revision``, then only that one is accepted); a
-    server that answers another one is spoken to through a client of that revision:
-    ``client``'s calls convert down and their results up, the server's requests to
-    ``client``'s handlers up and their results down.
-    """
-    ours = (client.PROTOCOL_VERSION, client.METHODS)
-    own = implemented_handlers(client, client.ROUTES)
-    shadows: list[ClientBase[Any]] = []
-    for other, cls in clients.items():
-        if other == client.PROTOCOL_VERSION or other not in order:
-            continue
-        theirs = (other, cls.METHODS)
-        shadow = cls(name=client.name, version=client.version, timeout=client.timeout)
+    def _server(self) -> ServerBase:
+        """The upstream's revision as a server whose handlers forward what the upstream has."""
+        upstream = self.upstream
+        cls = self.revisions.servers[upstream.protocol_version]
+        server = cls()
+        info = upstream.server_info
+        server.name = str(info.get("name", server.name))
+        server.version = str(info.get("version", server.version))
+        server.instructions = upstream.instructions
+        theirs = upstream.their_capabilities
+        server.list_changed = frozenset(  # type: ignore[misc]
+            top for top in LISTEN_FILTERS if _flag(theirs.get(top), "listChanged")
+        )
+        server.logging = "logging" in theirs  # type: ignore[misc]
         for method, attr in cls.ROUTES.items():
-            found = own.get(method)
-            route = _route(steps, order, method, theirs, ours, received=True)
-            if found is not None and route is not None:
-                setattr(shadow, attr, _handler(route, found))
-        shadow.handlers = implemented_handlers(shadow, cls.ROUTES)
-        shadow.on_notification = _notification(  # type: ignore[method-assign,assignment]
-            client, theirs, ours, steps, order
+            spec = cls.METHODS[method]
+            if method in OWN_METHODS or not _declared(theirs, spec.capability):
+                continue
+            target = upstream.METHODS.get(method)
+            if target is not None:
+                setattr(server, attr, self._forward(target))
+        server.on_notification = self._client_notification  # type: ignore[method-assign]
+        return server
+
+    def _forward(self, spec: MethodSpec[Any, Any]) -> Handler:
+        """The handler of one request: the same request to the upstream, its answer back."""
+
+        async def forward(params: Any, ctx: ServerContext) -> Any:
+            return await self.call(spec, params, ctx)
+
+        return forward
+
+    async def call(self, spec: MethodSpec[Any, Any], params: Any, ctx: ServerContext) -> Any:
+        """Forward one downstream request; answer upstream's questions through ``ctx``."""
+        self._note(ctx)
+        call = _Call(ctx)
+        progress = None
+        if ctx.incoming.progress_token is not None:
+            progress = _progress(call)
+        forwarded = outgoing(params)
+        if self.upstream.stateless is not None:  # each request says what its client can answer
+            forwarded = _with_capabilities(forwarded, self._capabilities(ctx))
+        token = _CALL.set(call)
+        try:
+            sent = asyncio.ensure_future(
+                self.upstream.request(spec, forwarded, timeout=None, progress=progress)
+            )
+        finally:
+            _CALL.reset(token)
+        self._calls[id(call)] = call
+        try:
+            return await call.run(sent)
+        finally:
+            del self._calls[id(call)]
+            if not sent.done():  # cancelled downstream, or the round ended: cancel upstream
+                sent.cancel()
+                await asyncio.gather(sent, return_exceptions=True)
+
+    def _capabilities(self, ctx: ServerContext) -> dict[str, Any]:
+        """What the downstream client can answer, of what the upstream client declares."""
+        theirs = ctx.facts.client_capabilities if ctx.facts is not None else None
+        if theirs is None:
+            theirs = ctx.connection.their_capabilities
+        ours = self.upstream.our_capabilities
+        return {name: value for name, value in theirs.items() if name in ours}
+
+    def _latest(self) -> _Call | None:
+        """The downstream request forwarded last and still under way, if any."""
+        return next(reversed(self._calls.values()), None)
+
+    def _note(self, ctx: ServerContext) -> None:
+        """Remember a downstream connection (notifications outside requests go to it)."""
+        key = id(ctx.connection)
+        if ctx.facts is None and key not in self._seen:
+            if len(self._seen) >= MAX_SEEN:
+                self._seen.pop(next(iter(self._seen)))
+            self._seen[key] = ctx
+            if self.on_session is not None:
+                self.on_session(ctx.connection.protocol_version)
+        elif ctx.facts is not None and self.on_session is not None and not self._seen:
+            self._seen[key] = ctx  # stateless: one line for the first client
+            self.on_session(ctx.facts.version)
+
+    async def _client_notification(self, method: str, params: Any) -> None:
+        """A downstream notification (roots changed ...) goes upstream when it exists there."""
+        spec = self.upstream.METHODS.get(method)
+        if spec is None or spec.kind != "notification":
+            return
+        try:
+            await self.upstream.notify(spec, params)
+        except MCPError as exc:
+            LOG.debug("not forwarded upstream: %s (%s)", method, exc)
+
+    # -- what the upstream sends ----------------------------------------------------------------
+
+    def upstream_handlers(self, client: ClientBase[Any]) -> None:
+        """Make ``client``'s handlers ask the downstream client (every request it may get)."""
+        for method, attr in client.ROUTES.items():
+            spec = client.METHODS.get(method)
+            if spec is not None and method not in OWN_METHODS:
+                setattr(client, attr, self._question(spec))
+        client.handlers = implemented_handlers(client, client.ROUTES)
+        client.on_notification = self.upstream_notification  # type: ignore[method-assign]
+
+    def _question(self, spec: MethodSpec[Any, Any]) -> Handler:
+        """An upstream handler that asks the downstream client the same question."""
+
+        async def question(params: Any, ctx: Any) -> Any:
+            call = _CALL.get() or self._latest()
+            if call is not None:
+                return await call.ask(spec, outgoing(params))
+            for seen in reversed(self._seen.values()):  # outside any request: a session's
+                if seen.facts is None:
+                    return await seen.request(spec, outgoing(params))
+            raise MCPError(INTERNAL_ERROR, f"{spec.method}: no downstream client to ask")
+
+        return question
+
+    async def upstream_notification(self, method: str, params: Any) -> None:
+        """Forward an upstream notification to the downstream client(s), converted."""
+        call = self._latest()
+        if method == "notifications/message" and call is not None:
+            level, logger, ctx = _field(params, "level"), _field(params, "logger"), call.ctx
+            call.send(
+                lambda: ctx.log(
+                    level if isinstance(level, str) else "info",
+                    _field(params, "data"),
+                    logger if isinstance(logger, str) else None,
+                )
+            )
+            return
+        publish = CHANGES.get(method)
+        for server in self.served:
+            if publish is not None and not server.FACTS.handshake:
+                await getattr(server, publish)()
+            elif method == "notifications/resources/updated" and not server.FACTS.handshake:
+                await server.notify_resource_updated(str(_field(params, "uri")))
+        spec = self.upstream.METHODS.get(method)
+        if spec is None:
+            return
+        only: list[int] | None = None
+        if method == "notifications/resources/updated" and self._listen is not None:
+            only = self._listen.subscribers(str(_field(params, "uri")))
+        for key, seen in list(self._seen.items()):
+            if only is not None and key not in only:
+                continue
+            if seen.facts is None and not seen.connection.peer.closed:
+                try:
+                    await seen.notify(spec, params)
+                except MCPError as exc:  # the downstream revision lacks it: refused, named
+                    LOG.info("notification %s not forwarded: %s", method, exc)
+
+    async def start(self) -> None:
+        """Open a listen stream upstream for the list changes a stateless upstream offers."""
+        stateless = self.upstream.stateless
+        if stateless is not None:
+            wanted = {LISTEN_FILTERS[top]: True for top in self.served[0].list_changed}
+            self._listen = UpstreamListen(stateless, wanted, self.upstream_notification)
+            await self._listen.start()
+
+    async def close(self) -> None:
+        """Stop the listen stream and close the upstream connection."""
+        if self._listen is not None:
+            await self._listen.close()
+        if self._upstream is not None:
+            await self._upstream.close()
+
+
+def _with_capabilities(params: Any, capabilities: dict[str, Any]) -> Any:
+    """``params`` whose ``_meta`` states ``capabilities`` as the client's."""
+    if params is None:
+        return {"_meta": {META_CAPABILITIES: capabilities}}
+    if isinstance(params, msgspec.Struct) and "meta" in params.__struct_fields__:
+        own = as_object(getattr(params, "meta"))  # noqa: B009 (a field of any params Struct)
+        meta = {} if own is None else dict(own)
+        meta[META_CAPABILITIES] = capabilities
+        return msgspec.structs.replace(params, meta=meta)
+    return params
+
+
+def _field(params: object, name: str, wire: str | None = None) -> Any:
+    """A field of notification params, typed (a Struct) or JSON (a listen stream's dict)."""
+    if isinstance(params, dict):
+        return params.get(wire or name)  # pyright: ignore[reportUnknownMemberType,reportUnknownVariableType]
+    return getattr(params, name, None)
+
+
+def _flag(value: object, key: str) -> bool:
+    """Whether a capability object sets ``key`` to true."""
+    return isinstance(value, dict) and value.get(key) is True  # pyright: ignore[reportUnknownMemberType]
+
+
+def _declared(capabilities: Mapping[str, Any], capability: str | None) -> bool:
+    """Whether the upstream declared ``capability`` (``resources.subscribe``: the sub-flag)."""
+    if capability is None:
+        return True
+    top, _, sub = capability.partition(".")
+    if top == "tasks" or top not in capabilities:
+        return False
+    return not sub or _flag(capabilities[top], sub)
+
+
+def _progress(call: _Call) -> Callable[[Any], None]:
+    """The upstream's progress notifications, reported on the downstream request."""
+    ctx = call.ctx
+
+    def report(params: Any) -> None:
+        total, message = _field(params, "total"), _field(params, "message")
+        progress = _field(params, "progress")
+        call.send(
+            lambda: ctx.progress(
+                float(progress) if isinstance(progress, int | float) else 0.0,
+                total if isinstance(total, int | float) else None,
+                message if isinstance(message, str) else None,
+            )
         )
-        shadows.append(shadow)
-    candidates = [client, *shadows]
-    if revision is not None:
-        candidates = [c for c in candidates if revision == c.PROTOCOL_VERSION]
-        if not candidates:
-            raise ValueError(f"no client of revision {revision!r} to connect with")
-    chosen = await ClientBase.handshake(transport, candidates, describe_close)
-    if chosen is client:
-        return
-    theirs = (chosen.PROTOCOL_VERSION, chosen.METHODS)
-    sent = {
-        method: route
-        for method, spec in client.METHODS.items()
-        if spec.direction != "server"
-        and (route := _route(steps, order, method, theirs, ours, received=False)) is not None
-    }
-    init = sent["initialize"]
-    client.initialize_result = _convert(init.up, chosen.initialize_result, init.inner.result)
-    # The connection is the shadow's: its reader task moves to ``client`` (closed with it).
-    reader = chosen._reader  # pyright: ignore[reportPrivateUsage]
-    chosen._reader = None  # pyright: ignore[reportPrivateUsage]
-    client._reader = reader  # pyright: ignore[reportPrivateUsage]
-    client.peer = chosen.peer
-    client.protocol_version, client.methods = chosen.protocol_version, chosen.methods
-    client.our_capabilities = chosen.our_capabilities
-    client.their_capabilities = chosen.their_capabilities
-    client.server_info, client.instructions = chosen.server_info, chosen.instructions
 
-    notes = _route(steps, order, "notifications/progress", theirs, ours, received=True)
-
-    async def send(
-        spec: MethodSpec[Any, Any], params: Any, timeout: float | None, progress: Any
-    ) -> Any:
-        route = sent.get(spec.method)
-        if route is None:
-            raise _missing(spec.method, chosen.protocol_version)
-        out = _convert(route.down, params, route.outer.params)
-        if progress is not None and notes is not None:  # progress comes in our revision's type
-            progress = _progress(progress, notes)
-        got = await chosen._send_request(  # pyright: ignore[reportPrivateUsage]
-            route.outer, out, timeout, progress
-        )
-        return _convert(route.up, got, route.inner.result)
-
-    async def notify(method: MethodSpec[Any, None], params: Any, *, related: bool = True) -> None:
-        route = sent.get(method.method)
-        if route is None:
-            raise _missing(method.method, chosen.protocol_version)
-        out = _convert(route.down, params, route.outer.params)
-        await chosen.notify(route.outer, out, related=related)
-
-    client._send_request = send  # type: ignore[method-assign]
-    client.notify = notify  # type: ignore[method-assign]
+    return report

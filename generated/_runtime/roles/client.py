@@ -306,6 +306,12 @@ class ClientBase(Connection, Generic[InitT]):
         await asyncio.gather(self._reader, return_exceptions=True)
         self._reader = None
 
+    async def wait_closed(self) -> None:
+        """Wait until the connection ends: the server went away, or ``close`` was called."""
+        reader = self._reader
+        if reader is not None:
+            await asyncio.gather(asyncio.shield(reader), return_exceptions=True)
+
     async def __aenter__(self) -> Self:
         """Use the client as an async context manager (``close`` on exit)."""
         return self

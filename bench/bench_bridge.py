@@ -1,0 +1,109 @@
+"""``mcpgen bridge`` latency, side by side with direct calls, printed as ratios.
+
+Sequential ``tools/call`` round trips (one in flight: latency, not throughput) of a 2025-06-18
+client: directly to a 2025-06-18 server (the same-revision baseline), through the bridge to
+that server (the bridge's own cost: one more process and hop, two decodes and encodes),
+through the bridge to a 2026-07-28-only server (the converters and the stateless ``_meta``
+added), beside the official SDK's client and server directly and the raw floor (an NDJSON
+echo pair with msgspec). Medians of ``ROUNDS`` rounds, the runs alternating.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.peers.raw_echo import RawClient  # noqa: E402
+from generated.v2025_06_18 import Client  # noqa: E402
+
+PEERS = Path(__file__).resolve().parent / "peers"
+MCPGEN = str(Path(sys.executable).parent / "mcpgen")
+CALLS = 1000
+ROUNDS = 3
+
+
+async def latency(call: Callable[[int], Awaitable[object]]) -> float:
+    """Microseconds per call, ``CALLS`` calls one after the other (after a warm-up)."""
+    for i in range(20):
+        await call(i)
+    start = time.perf_counter()
+    for i in range(CALLS):
+        await call(i)
+    return (time.perf_counter() - start) / CALLS * 1e6
+
+
+async def ours(command: list[str]) -> float:
+    """Our 2025-06-18 client against the server ``command`` starts."""
+    client = Client(name="bench")
+    await client.connect_stdio(command[0], command[1:])
+    try:
+        return await latency(lambda i: client.call_tool(name="echo", arguments={"text": f"m{i}"}))
+    finally:
+        await client.close()
+
+
+async def sdk() -> float:
+    """The official SDK's client against its low-level server."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=[str(PEERS / "sdk_server.py")])
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        return await latency(lambda i: session.call_tool("echo", {"text": f"m{i}"}))
+
+
+async def raw() -> float:
+    """The floor: a minimal NDJSON echo pair (bench/peers/raw_echo.py)."""
+    client = await RawClient.spawn(sys.executable, str(PEERS / "raw_echo.py"))
+    try:
+        return await latency(lambda i: client.call(i, f"m{i}"))
+    finally:
+        client.close()
+
+
+def echo(revision: str) -> list[str]:
+    """The benchmark echo server of ``revision`` (that revision only)."""
+    return [sys.executable, str(PEERS / "echo_server.py"), revision]
+
+
+async def main() -> None:
+    """Alternate the runs; print medians and the bridge/direct ratios."""
+    runs: dict[str, Callable[[], Awaitable[float]]] = {
+        "direct": lambda: ours(echo("2025-06-18")),
+        "bridge": lambda: ours(
+            [MCPGEN, "bridge", "--log-level", "warning", "--", *echo("2025-06-18")]
+        ),
+        "bridge to 2026-07-28": lambda: ours(
+            [MCPGEN, "bridge", "--log-level", "warning", "--", *echo("2026-07-28")]
+        ),
+        "SDK direct": sdk,
+        "raw floor": raw,
+    }
+    got: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(ROUNDS):
+        for name, run in runs.items():
+            got[name].append(await run())
+    us = {name: statistics.median(values) for name, values in got.items()}
+    print(f"stdio tools/call latency, sequential, median of {ROUNDS} rounds of {CALLS} calls:")
+    for name, value in us.items():
+        print(f"  {name:22} {value:8.0f} us/call")
+    direct = us["direct"]
+    print(
+        f"bridge/direct = {us['bridge'] / direct:.2f}x (target 1.5x); "
+        f"bridge to 2026-07-28/direct = {us['bridge to 2026-07-28'] / direct:.2f}x; "
+        f"direct/SDK direct = {direct / us['SDK direct']:.2f}x; "
+        f"bridge/SDK direct = {us['bridge'] / us['SDK direct']:.2f}x; "
+        f"direct/raw = {direct / us['raw floor']:.2f}x"
+    )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,113 @@
+"""The bridge's listen stream: a stateless upstream's changes as a session's notifications.
+
+A stateless server sends list changes and resource updates only on ``subscriptions/listen``
+streams. The bridge keeps one open upstream for what its downstream sessions can receive (the
+list changes the upstream declares, and the URIs its sessions subscribed to with
+``resources/subscribe``, which a handshake client sends and a stateless server does not know);
+a new subscription opens a new stream with the new filter, acknowledged before the old one is
+closed, so no change is missed between the two.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+from ..core.errors import MCPError
+from .stateless_client import StatelessRequests
+
+__all__ = ["UpstreamListen"]
+
+ACKNOWLEDGED: Final = "notifications/subscriptions/acknowledged"
+ACK_TIMEOUT_S: Final = 10.0
+"""How long a new stream may take to be acknowledged before a subscription fails."""
+MAX_URIS: Final = 1024
+"""Most resource URIs the bridge subscribes to upstream at once (more: -32602 to the client)."""
+
+Deliver = Callable[[str, Any], Awaitable[None]]
+
+
+class UpstreamListen:
+    """One listen stream upstream, reopened when the filter changes."""
+
+    def __init__(
+        self, requests: StatelessRequests, changes: dict[str, bool], deliver: Deliver
+    ) -> None:
+        self._requests = requests
+        self._changes = changes
+        self._deliver = deliver
+        self._by_session: dict[int, set[str]] = {}
+        self._task: asyncio.Task[Any] | None = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def uris(self) -> list[str]:
+        """Every URI some session subscribed to, in a stable order."""
+        every: set[str] = set()
+        for uris in self._by_session.values():
+            every |= uris
+        return sorted(every)
+
+    def subscribers(self, uri: str) -> list[int]:
+        """The sessions (by key) subscribed to ``uri``."""
+        return [key for key, uris in self._by_session.items() if uri in uris]
+
+    async def start(self) -> None:
+        """Open the stream if there is anything to listen for."""
+        await self._reopen()
+
+    async def subscribe(self, session: int, uri: str) -> None:
+        """Add ``uri`` for ``session``; the stream is reopened with it before this returns."""
+        if uri in self._by_session.get(session, ()):
+            return
+        if len(self.uris) >= MAX_URIS:
+            raise MCPError(-32602, f"the bridge subscribes to at most {MAX_URIS} resources")
+        self._by_session.setdefault(session, set()).add(uri)
+        await self._reopen()
+
+    async def unsubscribe(self, session: int, uri: str) -> None:
+        """Drop ``uri`` for ``session`` (updates stop at once; the stream is reopened later)."""
+        uris = self._by_session.get(session)
+        if uris is not None:
+            uris.discard(uri)
+            if not uris:
+                del self._by_session[session]
+
+    async def _reopen(self) -> None:
+        """Open a stream with the current filter; once acknowledged, close the previous one."""
+        async with self._lock:
+            wanted: dict[str, Any] = dict(self._changes)
+            if self.uris:
+                wanted["resourceSubscriptions"] = self.uris
+            if not wanted:
+                return
+            acked = asyncio.Event()
+
+            async def deliver(method: str, params: Any) -> None:
+                if method == ACKNOWLEDGED:
+                    acked.set()
+                    return
+                await self._deliver(method, params)
+
+            task = asyncio.create_task(self._requests.listen(wanted, deliver))
+            waiting = asyncio.create_task(acked.wait())
+            await asyncio.wait((task, waiting), timeout=ACK_TIMEOUT_S)
+            waiting.cancel()
+            if not acked.is_set():
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+                raise MCPError(-32603, "the upstream server did not open a listen stream")
+            previous, self._task = self._task, task
+            if previous is not None:
+                previous.cancel()
+                await asyncio.gather(previous, return_exceptions=True)
+
+    async def close(self) -> None:
+        """Close the stream."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)

@@ -1,0 +1,176 @@
+"""Running a bridge: the upstream connection, the downstream transport, the log, the exit.
+
+``connect_upstream`` connects the bridge's clients to a server command (stdio) or URL the way
+any client does (``connect_auto``: ``server/discover``, else ``initialize`` among the handshake
+revisions, newest first). ``run_bridge`` then serves the bridge downstream over this
+process's stdio or over Streamable HTTP at an address (a bearer check or none), logs one
+line per downstream session, and returns when either side goes away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from ..core.transport import Transport
+from ..transports.stdio import spawn_server, stdio_server
+from .bridge import Bridge, Revisions
+from .client import ClientBase
+from .connect import connect_auto
+from .era import serve
+
+__all__ = ["Downstream", "Revisions", "Upstream", "connect_upstream", "run_bridge"]
+
+LOG: Final = logging.getLogger(__name__)
+BRIDGE_NAME: Final = "mcpgen-bridge"
+UPSTREAM_LOG_LEVEL: Final = "debug"
+"""Asked of the upstream; each downstream client's own level then filters (``ctx.log``)."""
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """The server the bridge connects to: a command to spawn (stdio) or a Streamable HTTP URL."""
+
+    command: Sequence[str] = ()
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict[str, str])
+    auth: Any = None
+    """An ``auth.OAuthClient`` (the bridge holds the token), or None."""
+    env: Mapping[str, str] | None = None
+
+    def describe(self) -> str:
+        """How the upstream is reached, for the log."""
+        return f"HTTP {self.url}" if self.url else f"stdio ({' '.join(self.command)})"
+
+
+@dataclass(frozen=True)
+class Downstream:
+    """Where the bridge serves: this process's stdio, or Streamable HTTP at ``host:port``."""
+
+    host: str | None = None
+    port: int = 0
+    bearer: str | None = None
+    """The token an HTTP client must send as ``Authorization: Bearer ...`` (None: no check)."""
+    options: Any = None
+    """``HttpOptions`` to start from (bounds, allowed hosts ...); the bearer check is added."""
+
+    def describe(self) -> str:
+        """How the downstream client reaches the bridge, for the log."""
+        return f"HTTP {self.host}:{self.port}" if self.host is not None else "stdio"
+
+
+def _clients(bridge: Bridge) -> tuple[ClientBase[Any], list[ClientBase[Any]]]:
+    """One client of every revision (the stateless one newest), asking downstream."""
+    made = {
+        version: cls(name=BRIDGE_NAME, version="1", timeout=None)
+        for version, cls in bridge.revisions.clients.items()
+    }
+    for client in made.values():
+        bridge.upstream_handlers(client)
+    # Handshake clients declare what all of them can answer; the bridge's clients forward every
+    # question, so each declares everything (a revision's server asks only what it has).
+    every: dict[str, Any] = {}
+    for client in made.values():
+        every.update(client.capabilities())
+    for client in made.values():
+        client.capabilities = lambda: dict(every)  # type: ignore[method-assign]
+    stateless = [made[v] for v in sorted(made) if not made[v].FACTS.handshake]
+    handshake = [made[v] for v in sorted(made, reverse=True) if made[v].FACTS.handshake]
+    if not stateless:
+        raise ValueError("the bridge needs the client of a revision without handshake")
+    return stateless[-1], handshake
+
+
+async def connect_upstream(bridge: Bridge, upstream: Upstream) -> ClientBase[Any]:
+    """Connect to the upstream in whatever revision it speaks; attach it to ``bridge``."""
+    stateless, handshake = _clients(bridge)
+    if upstream.url is not None:
+        from ..transports.http.client import connect_http_auto
+
+        client: ClientBase[Any] = await connect_http_auto(
+            stateless, handshake, upstream.url, headers=upstream.headers, auth=upstream.auth
+        )
+    else:
+        command = list(upstream.command)
+        if not command:
+            raise ValueError("the upstream needs a command or a URL")
+
+        async def spawn() -> Transport:
+            return await spawn_server(command[0], command[1:], upstream.env)
+
+        client = await connect_auto(stateless, handshake, spawn)
+    await _ask_logs(client)
+    bridge.attach(client)
+    return client
+
+
+async def _ask_logs(client: ClientBase[Any]) -> None:
+    """Ask the upstream for every log message (each downstream client's level filters)."""
+    if client.stateless is not None:
+        client.stateless.log_level = UPSTREAM_LOG_LEVEL
+        return
+    spec = client.METHODS.get("logging/setLevel")
+    if spec is not None and "logging" in client.their_capabilities:
+        with contextlib.suppress(Exception):
+            await client.request(spec, {"level": UPSTREAM_LOG_LEVEL})
+
+
+def _bearer_check(token: str) -> Any:
+    """An ``HttpOptions.authenticate`` accepting only ``Authorization: Bearer <token>``."""
+    expected = f"Bearer {token}".encode()
+
+    async def authenticate(headers: Mapping[str, str]) -> bool:
+        return hmac.compare_digest(headers.get("authorization", "").encode(), expected)
+
+    return authenticate
+
+
+async def _serve_downstream(bridge: Bridge, downstream: Downstream) -> None:
+    """Serve the bridge until the downstream side goes away (stdio) or for ever (HTTP)."""
+    if downstream.host is None:
+        await serve(await stdio_server(), bridge.served)
+        return
+    from ..transports.http.server import HttpOptions, serve_http
+
+    options = downstream.options if downstream.options is not None else HttpOptions()
+    if downstream.bearer is not None:
+        options.authenticate = _bearer_check(downstream.bearer)
+    await serve_http(bridge.served, downstream.host, downstream.port, options)
+
+
+async def run_bridge(
+    revisions: Revisions, upstream: Upstream, downstream: Downstream | None = None
+) -> None:
+    """Bridge a downstream client to ``upstream`` until either side goes away."""
+    where = downstream or Downstream()
+
+    def on_session(revision: str) -> None:
+        theirs = bridge.upstream.protocol_version
+        LOG.info(
+            "session: client %s over %s <-> server %s over %s",
+            revision,
+            where.describe(),
+            theirs,
+            upstream.describe(),
+        )
+
+    bridge = Bridge(revisions, on_session=on_session)
+    client = await connect_upstream(bridge, upstream)
+    LOG.debug("upstream %s speaks %s", upstream.describe(), client.protocol_version)
+    try:
+        await bridge.start()
+        served = asyncio.create_task(_serve_downstream(bridge, where))
+        gone = asyncio.create_task(client.wait_closed())
+        done, _ = await asyncio.wait((served, gone), return_when=asyncio.FIRST_COMPLETED)
+        if gone in done and not served.done():
+            LOG.info("the upstream server went away: %s", upstream.describe())
+        for task in (served, gone):
+            task.cancel()
+        await asyncio.gather(served, gone, return_exceptions=True)
+    finally:
+        await bridge.close()
