@@ -183,9 +183,9 @@ class Lifecycle:
         rows = PER_REQUEST.get(self.phase)
         if rows is None:
             return None
-        found = cast("dict[str, Any]", meta) if isinstance(meta, dict) else None
-        if found is None:
+        if not isinstance(meta, dict):
             return MetaRefused("Invalid params: _meta is required", INVALID_PARAMS)
+        found = cast("dict[str, Any]", meta)
         for key, kind in rows:
             if not isinstance(found.get(key), kind):
                 return MetaRefused(f"Invalid params: _meta needs {key}", INVALID_PARAMS)

@@ -25,8 +25,9 @@ Builtin = Callable[[Request], Awaitable[Any]]
 class StartsTasks(Protocol):
     """What runs a request as a task when it may be one (asked before its handler)."""
 
-    async def maybe_start(self, request: Request, handler: Handler) -> Any | None:
-        """The answer once the request runs as a task (its handler goes on); else None."""
+    def maybe_start(self, request: Request, handler: Handler) -> Awaitable[Any] | None:
+        """None: the request runs as usual; else the answer, awaited, once it runs as a task
+        (its handler goes on). Decided without waiting: most requests are no task."""
         ...
 
     async def close(self) -> None:
@@ -93,14 +94,16 @@ async def dispatch_request(conn: Receiver, request: Request) -> Any:
         return await builtin(request)
     spec = conn.methods.get(method)
     if spec is None or (
-        gate(spec, ours=conn.our_capabilities, theirs=conn.their_capabilities, sending=False)
+        spec.capability is not None
+        and gate(spec, ours=conn.our_capabilities, theirs=conn.their_capabilities, sending=False)
         is not None
     ):
         raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
     handler = conn.handlers.get(method)
     if handler is not None:
-        if conn.tasks is not None and (created := await conn.tasks.maybe_start(request, handler)):
-            return created  # a task-augmented request: CreateTaskResult, the handler runs on
+        tasks = conn.tasks
+        if tasks is not None and (starting := tasks.maybe_start(request, handler)) is not None:
+            return await starting  # a task-augmented request: CreateTaskResult, the handler runs on
         return await handler(request.params, conn.context(request))
     fallback = conn.fallbacks.get(method)
     if fallback is not None:

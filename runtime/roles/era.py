@@ -11,7 +11,6 @@ and after ``initialize``; before it, every request does.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
@@ -101,16 +100,17 @@ def probe(frame: bytes) -> Probe:
 
 
 class _Inner:
-    """A connection's share of the stream: frames the router hands it, writes to the stream."""
+    """A connection's share of the stream: it writes to the stream; the router reads the
+    stream and hands each frame to the connection's peer (``Peer.take``), so nothing is
+    read here."""
 
     def __init__(self, outer: Transport) -> None:
-        self.inbox: asyncio.Queue[bytes | Inbound | None] = asyncio.Queue()
         self._outer = outer
         self._closed = False
 
     async def read(self) -> bytes | Inbound | None:
-        """The next frame routed here (None: the stream ended)."""
-        return await self.inbox.get()
+        """Nothing: the router feeds the connection (end of input, were it asked)."""
+        return None
 
     async def write(self, message: Outbound, related: RelatedId = None) -> None:
         """Write to the stream."""
@@ -137,14 +137,14 @@ class _Stream:
         self.handshake = handshake
         self.versions = frozenset(s.FACTS.version for s in handshake)
         self.stateless: StatelessConnection = face.connect(_Inner(transport))
-        self.inner: _Inner | None = None
-        self.session: asyncio.Task[None] | None = None
+        self.session: ServerConnection | None = None
+        """The handshake session, from the first frame routed to it (``initialize``)."""
 
     def _is_stateless(self, frame: bytes) -> bool:
         found = probe(frame)
         params = found.params
         meta = found.meta_version
-        opened = self.inner is not None
+        opened = self.session is not None
         if (
             opened
             and found.method == "notifications/cancelled"
@@ -175,24 +175,20 @@ class _Stream:
         peer = self.stateless.peer
         try:
             while (frame := await self.transport.read()) is not None:
-                if self.inner is None and not isinstance(frame, Inbound):
+                if self.session is None and not isinstance(frame, Inbound):
                     frame = self._parse_unless_initialize(frame)
                 if isinstance(frame, Inbound) or self._is_stateless(frame):
-                    await peer.feed(frame)
-                    await peer.flush()
+                    await peer.take(frame)
                     continue
-                if self.inner is None:
-                    self.inner = _Inner(self.transport)
-                    connection = ServerConnection(self.handshake, self.inner)
-                    self.session = asyncio.create_task(connection.run())
-                self.inner.inbox.put_nowait(frame)
+                if self.session is None:
+                    self.session = ServerConnection(self.handshake, _Inner(self.transport))
+                # Fed here, not through a queue to a task of its own: no loop turn per frame.
+                await self.session.peer.take(frame)
         finally:
             await self._end(peer)
 
     async def _end(self, peer: Peer) -> None:
         await peer.close()
-        if self.inner is not None:
-            self.inner.inbox.put_nowait(None)
         if self.session is not None:
             with contextlib.suppress(Exception):
-                await self.session
+                await self.session.finish()

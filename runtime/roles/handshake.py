@@ -71,9 +71,19 @@ class ServerConnection(ServerSide):
         try:
             await self.peer.run()
         finally:
-            if self.tasks is not None:
-                await self.tasks.close()
-            await self.peer.close()
+            await self._ended()
+
+    async def finish(self) -> None:
+        """End a connection a router fed its frames (``peer.take``): its input ended."""
+        try:
+            await self.peer.finish()
+        finally:
+            await self._ended()
+
+    async def _ended(self) -> None:
+        if self.tasks is not None:
+            await self.tasks.close()
+        await self.peer.close()
 
     def context(self, request: Request) -> ServerContext:
         """The revision's ``ServerContext`` for a handler of ``request``."""

@@ -130,13 +130,13 @@ class Peer:
         (None outside handlers), so a transport with several streams (Streamable HTTP) can
         send a handler's notifications and requests on that request's stream.
         """
-        related = CURRENT_REQUEST.get()
         messages = self.session.messages_to_send()
         if not messages:
             if self._write_lock.locked():  # what we queued may be in the write under way
                 async with self._write_lock:
                     pass
             return
+        related = CURRENT_REQUEST.get()
         async with self._write_lock:
             for message in messages:
                 if self._closed is not None:
@@ -148,6 +148,11 @@ class Peer:
                     return
                 except SessionExpired as exc:
                     self._expired(message, exc)
+
+    @property
+    def flush_due(self) -> bool:
+        """Whether ``flush`` has work: frames queued, or a write under way to wait for."""
+        return self.session.has_output or self._write_lock.locked()
 
     async def request(
         self,
@@ -249,15 +254,35 @@ class Peer:
             while self._closed is None:
                 frame = await self.transport.read()
                 if frame is None:
-                    if self._handlers:
-                        await asyncio.wait(self._handlers.tasks(), timeout=self.drain_timeout)
+                    await self._drain()
                     break
-                for event in self.session.receive(frame):
-                    await self._handle(event)
-                await self.flush()
+                await self.take(frame)
         finally:
-            detail = self._describe_close() if self._describe_close else "closed the connection"
-            self._close_with(ConnectionClosed(f"the peer {detail}"))
+            self._input_ended()
+
+    async def take(self, frame: bytes | Inbound) -> None:
+        """Act on one frame and write what it queued: a step of ``run``, or of a router that
+        reads the stream itself and hands each connection its frames (``era.py``)."""
+        for event in self.session.receive(frame):
+            await self._handle(event)
+        if self.flush_due:  # handlers that answered at once flushed their answers
+            await self.flush()
+
+    async def finish(self) -> None:
+        """The input a router fed us ended: as ``run`` ends at end of input."""
+        try:
+            await self._drain()
+        finally:
+            self._input_ended()
+
+    async def _drain(self) -> None:
+        """Give handlers still running ``drain_timeout`` seconds to send their answers."""
+        if self._handlers:
+            await asyncio.wait(self._handlers.tasks(), timeout=self.drain_timeout)
+
+    def _input_ended(self) -> None:
+        detail = self._describe_close() if self._describe_close else "closed the connection"
+        self._close_with(ConnectionClosed(f"the peer {detail}"))
 
     async def feed(self, frame: bytes | Inbound) -> list[Event]:
         """Act on one frame a transport pushes (an HTTP POST) without flushing; return its events.

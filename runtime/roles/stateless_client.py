@@ -28,7 +28,6 @@ import copy
 import dataclasses
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from functools import lru_cache
 from typing import Any, Final, Union, cast
 
 import msgspec
@@ -98,14 +97,25 @@ class InputRequired(msgspec.Struct, kw_only=True, tag_field="resultType", tag="i
     request_state: str | UnsetType = msgspec.field(default=UNSET, name="requestState")
 
 
-@lru_cache(maxsize=256)
 def asking(spec: MethodSpec[Any, Any]) -> MethodSpec[Any, Any]:
-    """The variant of a row that may ask for input: its result or an ``InputRequired``."""
+    """The variant of a row that may ask for input: its result or an ``InputRequired``.
+
+    Made once per row and kept by the row's identity (hashing a row hashes its types)."""
     if not spec.input_required:
         return spec
+    found = _ASKING.get(id(spec))
+    if found is not None and found[0] is spec:
+        return found[1]
     row = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)}
     row["result"] = Union[spec.result, InputRequired]  # noqa: UP007 (a runtime type object)
-    return VariantSpec(**row)
+    variant: MethodSpec[Any, Any] = VariantSpec(**row)
+    if len(_ASKING) >= 256:  # rows are few; only tests make many
+        _ASKING.clear()
+    _ASKING[id(spec)] = (spec, variant)
+    return variant
+
+
+_ASKING: dict[int, tuple[MethodSpec[Any, Any], MethodSpec[Any, Any]]] = {}
 
 
 class _Listener:

@@ -161,8 +161,8 @@ class StatelessTasks:
         self.methods = EXTENSION_METHODS if support.cancel else EXTENSION_METHODS - {"tasks/cancel"}
         self._settling: set[asyncio.Task[None]] = set()
 
-    def plan(self, method: str, tool: object, meta: object) -> Plan:
-        """How a call of ``tool`` runs (``meta``: the request's ``_meta``, read only for a tool
+    def plan(self, method: str, tool: object, params: object) -> Plan:
+        """How a call of ``tool`` runs (its ``_meta`` is read from ``params`` only for a tool
         that may be a task); raises -32021 for a ``required`` tool without the extension."""
         if method != "tools/call" or (
             self.support.methods is not None and method not in self.support.methods
@@ -173,7 +173,7 @@ class StatelessTasks:
         mode = "optional" if tools is None else tools.get(name, "forbidden")
         if mode == "forbidden":
             return "sync"
-        if not declares_extension(client_capabilities(meta)):
+        if not declares_extension(client_capabilities(meta_of(params))):
             if mode == "required":
                 raise missing_extension()
             return "sync"
@@ -287,16 +287,20 @@ class TaskStarter:
         self.tasks = tasks
         self.context = context
 
-    async def maybe_start(self, request: Request, handler: Handler) -> Any | None:
-        """The ``CreateTaskResult`` (or the result, if no task began); None: run it as usual."""
+    def maybe_start(self, request: Request, handler: Handler) -> Awaitable[Any] | None:
+        """None: run it as usual; else the ``CreateTaskResult`` (or the result, if no task
+        began), awaited. The plan is made without waiting."""
         if request.method != "tools/call":
             return None
         params: object = request.params
         found = as_object(params)
         tool = found.get("name") if found is not None else getattr(params, "name", None)
-        plan = self.tasks.plan(request.method, tool, meta_of(params))
+        plan = self.tasks.plan(request.method, tool, params)
         if plan == "sync":
             return None  # the context is made once, by dispatch
+        return self._run(plan, request, handler)
+
+    async def _run(self, plan: Plan, request: Request, handler: Handler) -> Any:
         context = self.context(request)
         facts = context.facts
         assert facts is not None

@@ -167,6 +167,7 @@ class TaskRunner:
         self.conn = conn
         self.support = support
         self.variants = variants
+        self._accepted = frozenset(accepted(support, variants))
         self.owner = uuid.uuid4().hex
         self.work = TaskWork(support.store, self._announce if support.notify else None)
 
@@ -194,19 +195,23 @@ class TaskRunner:
         return (
             spec is not None
             and spec.capability is not None
-            and method in accepted(self.support, self.variants)
+            and method in self._accepted
             and has_capability(self.conn.our_capabilities, spec.capability)
         )
 
-    async def maybe_start(self, request: Request, handler: Handler) -> dict[str, Any] | None:
-        """Start ``request`` as a task if it asks to be one and may; else None (run it normally)."""
+    def maybe_start(self, request: Request, handler: Handler) -> Awaitable[dict[str, Any]] | None:
+        """None if ``request`` runs normally; else its start as a task (awaited: the
+        ``CreateTaskResult``), when it asks to be one and may. Decided without waiting."""
         if not self._accepts(request.method):
             return None
-        params = as_json(request.params) if request.params is not None else {}
-        task: object = params.get("task")
-        self._check_tool(request.method, params, task is not None)
+        task = _member(request.params, "task")
+        self._check_tool(request.method, _member(request.params, "name"), task is not None)
         if task is None:
             return None
+        return self._start(request, handler, task)
+
+    async def _start(self, request: Request, handler: Handler, task: object) -> dict[str, Any]:
+        """Create the task of ``request`` and run its handler in the background."""
         ttl = as_json(task).get("ttl")
         record = await self.support.store.create(
             self.owner, request.method, ttl if isinstance(ttl, int) else None
@@ -227,18 +232,16 @@ class TaskRunner:
             created["_meta"] = {IMMEDIATE_RESPONSE: self.support.immediate_response}
         return created
 
-    def _check_tool(self, method: str, params: Mapping[str, Any], as_task: bool) -> None:
+    def _check_tool(self, method: str, name: object, as_task: bool) -> None:
         """The spec's tool-level negotiation (``execution.taskSupport``), when tools are known."""
         tools = self.support.tools
         if method != "tools/call" or tools is None:
             return
-        mode = tools.get(str(params.get("name")), "forbidden")
+        mode = tools.get(str(name), "forbidden")
         if as_task and mode == "forbidden":
-            raise MCPError(METHOD_NOT_FOUND, f"Tool {params.get('name')!r} does not run as a task")
+            raise MCPError(METHOD_NOT_FOUND, f"Tool {name!r} does not run as a task")
         if not as_task and mode == "required":
-            raise MCPError(
-                METHOD_NOT_FOUND, f"Tool {params.get('name')!r} must be called as a task"
-            )
+            raise MCPError(METHOD_NOT_FOUND, f"Tool {name!r} must be called as a task")
 
     async def move(self, record: TaskRecord, status: str, message: str | None = None) -> None:
         """Move a task to ``status`` (as the spec's lifecycle allows), save it, tell the peer."""
@@ -356,3 +359,14 @@ __all__ = [
     "receivable",
     "task_capabilities",
 ]
+
+
+def _member(params: object, name: str) -> object:
+    """A member of decoded params (a JSON object, or a Struct whose attribute has the wire
+    name, as ``task`` and ``name`` do), None when absent: read without converting the params."""
+    if params is None:
+        return None
+    if type(params) is dict:
+        return params.get(name)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    value: object = getattr(params, name, None)
+    return None if value is msgspec.UNSET else value

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import re
 import sys
 from collections.abc import Awaitable, Callable
@@ -646,9 +647,15 @@ class EchoLegacy(LegacyServerBase):
         return t25.CallToolResult(content=[t25.TextContent(text=f"legacy {params.name}")])
 
 
+@functools.cache
+def _wire_names(kind: type[Any]) -> frozenset[str]:
+    """The wire names of ``kind``'s fields (read once per type: ``fields`` evaluates them)."""
+    return frozenset(field.encode_name for field in msgspec.structs.fields(kind))
+
+
 def in_era(result: Any, kind: type[R]) -> R:
     """A 2026-07-28 result as the 2025-11-25 type ``kind`` (fields of the newer era dropped)."""
-    known = {field.encode_name for field in msgspec.structs.fields(kind)}
+    known = _wire_names(kind)
     raw = msgspec.to_builtins(result)
     return convert({k: v for k, v in raw.items() if k in known}, kind)
 

@@ -121,8 +121,9 @@ class Session:
         self._cancelled_tokens = Recent()
         self._queue: list[Outbound] = []
         self._reader: Reader | None = None
-        self._awaiting: dict[Any, int] = {}
-        """How many of our pending requests await each result type (for one-pass decoding)."""
+        self._awaiting: dict[int, tuple[Any, int]] = {}
+        """How many of our pending requests await each result type (for one-pass decoding),
+        by the type's id: a union type hashes its members on every lookup."""
 
     # -- state -------------------------------------------------------------------------------
 
@@ -185,6 +186,11 @@ class Session:
         """Ids of the peer's requests we have not answered (nor seen cancelled)."""
         return frozenset(self._incoming)
 
+    @property
+    def has_output(self) -> bool:
+        """Whether messages are queued for ``messages_to_send``."""
+        return bool(self._queue)
+
     def messages_to_send(self) -> list[Outbound]:
         """Return the messages queued since the last call, oldest first, and forget them."""
         messages, self._queue = self._queue, []
@@ -212,7 +218,7 @@ class Session:
         if not awaiting:
             return reader.parse(frame, None, self.max_depth)  # frame_problem checked there
         if len(awaiting) == 1:
-            return reader.parse(frame, next(iter(awaiting)), self.max_depth)
+            return reader.parse(frame, next(iter(awaiting.values()))[0], self.max_depth)
         # Results of several types awaited: the id the frame seems to answer picks one.
         rid = sniff_id(frame)
         pending = None if rid is None else self._outgoing.get(rid)
@@ -279,7 +285,7 @@ class Session:
             error = RemoteProtocolError(f"Invalid request: request id {id_!r} is already in flight")
         elif not self._peer_may_send(spec, "request"):
             error = RemoteProtocolError(f"Method not found: {method}", METHOD_NOT_FOUND)
-        elif (refused := self._admit_received(method, True)) is not None:
+        elif (refused := self.lifecycle.admit(method, True, self._peer)) is not None:
             error = RemoteProtocolError(f"Invalid request: {refused}", INVALID_REQUEST)
         else:
             assert spec is not None
@@ -400,11 +406,13 @@ class Session:
 
     def _expect(self, spec: MethodSpec[Any, Any], delta: int) -> None:
         """Count our pending requests per result type (one shared type: one-pass decoding)."""
-        count = self._awaiting.get(spec.result, 0) + delta
+        result = spec.result
+        entry = self._awaiting.get(id(result))
+        count = (0 if entry is None else entry[1]) + delta
         if count > 0:
-            self._awaiting[spec.result] = count
+            self._awaiting[id(result)] = (result, count)
         else:
-            self._awaiting.pop(spec.result, None)
+            self._awaiting.pop(id(result), None)
 
     # -- outgoing ----------------------------------------------------------------------------
 

@@ -116,7 +116,7 @@ class RequestFacts:
         version = found.get(META_VERSION)
         return cls(
             version if type(version) is str else "",
-            client_capabilities(found),
+            _object(found.get(META_CAPABILITIES)),
             _object(found.get(META_CLIENT_INFO)),
             level if level is not None and level in LOG_LEVELS else None,
         )

@@ -42,6 +42,10 @@ class StreamTransport:
         self._writer = writer
         self._max_frame = max_frame
         self._closed = False
+        self._pipe: asyncio.WriteTransport | None = (
+            writer.transport if isinstance(writer, asyncio.StreamWriter) else None
+        )
+        """The writer's pipe: a write it took whole needs no ``drain`` (nothing to wait for)."""
 
     async def read(self) -> bytes | Inbound | None:
         """Return the next non-empty line without its newline; None once the peer closed.
@@ -83,7 +87,9 @@ class StreamTransport:
         data = message if isinstance(message, bytes) else message.data
         try:
             self._writer.write(data + b"\n")
-            await self._writer.drain()
+            pipe = self._pipe
+            if pipe is None or pipe.get_write_buffer_size() or pipe.is_closing():
+                await self._writer.drain()  # buffered (a full pipe) or gone: wait, or raise
         except (ConnectionError, OSError) as exc:
             raise ConnectionClosed(f"the peer closed the pipe: {exc}") from None
 
