@@ -33,7 +33,7 @@ from ..core.meta import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, MET
 from ..core.methods import MethodSpec
 from ..core.wire import as_object
 from .adapt import Steps, adapt_server
-from .bridge_listen import UpstreamListen
+from .bridge_listen import UpstreamListen, UpstreamSubscriptions
 from .client import ClientBase
 from .connection import implemented_handlers
 from .dispatch import Handler
@@ -206,7 +206,29 @@ class Bridge:
             server.resource_subscriptions = True  # type: ignore[attr-defined]
             for adapter in adapted:  # a session subscribes; the upstream has listen streams
                 self._subscriptions(adapter)
+        elif subscribe:  # a listen stream's URIs are subscribed to upstream while it is open
+            self._subscribe_upstream([s for s in adapted if not s.FACTS.handshake])
         return self.served
+
+    def _subscribe_upstream(self, stateless: list[ServerBase]) -> None:
+        """Subscribe a handshake upstream to the URIs the ``stateless`` servers' streams want."""
+        from .stateless import StatelessServer
+
+        upstream = self.upstream
+        subscribe = upstream.METHODS.get("resources/subscribe")
+        unsubscribe = upstream.METHODS.get("resources/unsubscribe")
+        if subscribe is None or unsubscribe is None:
+            return
+
+        async def on(uri: str) -> None:
+            await upstream.request(subscribe, {"uri": uri})
+
+        async def off(uri: str) -> None:
+            await upstream.request(unsubscribe, {"uri": uri})
+
+        subscriptions = UpstreamSubscriptions(on, off)
+        for server in stateless:
+            subscriptions.wrap(StatelessServer.of(server).listeners)
 
     def _subscriptions(self, server: ServerBase) -> None:
         """Answer ``resources/subscribe``/``unsubscribe`` with the upstream listen stream."""
