@@ -79,6 +79,9 @@ def bridge_command(
     with contextlib.suppress(KeyboardInterrupt):
         try:
             asyncio.run(run.run_bridge(revisions, upstream, downstream))
+        except run.UpstreamGone as exc:  # one line, and a non-zero exit: the server is gone
+            logging.getLogger("mcpgen.bridge").error("%s", exc)
+            sys.exit(1)
         except Exception as exc:  # one line, not a traceback: the bridge is a tool
             logging.getLogger("mcpgen.bridge").error("stopped: %s", exc)
             sys.exit(1)

@@ -4,7 +4,9 @@
 any client does (``connect_auto``: ``server/discover``, else ``initialize`` among the handshake
 revisions, newest first). ``run_bridge`` then serves the bridge downstream over this
 process's stdio or over Streamable HTTP at an address (a bearer check or none), logs one
-line per downstream session, and returns when either side goes away.
+line per downstream session, and returns when the downstream side goes away (its upstream
+closed), or raises ``UpstreamGone`` when the upstream server does (requests in flight are
+answered with an error first).
 """
 
 from __future__ import annotations
@@ -24,12 +26,25 @@ from .client import ClientBase
 from .connect import connect_auto
 from .era import serve
 
-__all__ = ["Downstream", "Revisions", "Upstream", "connect_upstream", "run_bridge"]
+__all__ = [
+    "Downstream",
+    "Revisions",
+    "Upstream",
+    "UpstreamGone",
+    "connect_upstream",
+    "run_bridge",
+]
 
 LOG: Final = logging.getLogger(__name__)
 BRIDGE_NAME: Final = "mcpgen-bridge"
+SETTLE_S: Final = 5.0
+"""With the upstream gone: the most time the error answers of requests in flight may take."""
 UPSTREAM_LOG_LEVEL: Final = "debug"
 """Asked of the upstream; each downstream client's own level then filters (``ctx.log``)."""
+
+
+class UpstreamGone(Exception):
+    """The upstream server went away while the downstream side was still there."""
 
 
 @dataclass(frozen=True)
@@ -146,7 +161,10 @@ async def _serve_downstream(bridge: Bridge, downstream: Downstream) -> None:
 async def run_bridge(
     revisions: Revisions, upstream: Upstream, downstream: Downstream | None = None
 ) -> None:
-    """Bridge a downstream client to ``upstream`` until either side goes away."""
+    """Bridge a downstream client to ``upstream`` until either side goes away.
+
+    Returns when the downstream side ends; raises ``UpstreamGone`` if the upstream does.
+    """
     where = downstream or Downstream()
 
     def on_session(revision: str) -> None:
@@ -167,10 +185,13 @@ async def run_bridge(
         served = asyncio.create_task(_serve_downstream(bridge, where))
         gone = asyncio.create_task(client.wait_closed())
         done, _ = await asyncio.wait((served, gone), return_when=asyncio.FIRST_COMPLETED)
-        if gone in done and not served.done():
-            LOG.info("the upstream server went away: %s", upstream.describe())
+        lost = gone in done and not served.done()
+        if lost:  # the requests in flight fail at once: let their error answers go out
+            await bridge.settle(SETTLE_S)
         for task in (served, gone):
             task.cancel()
         await asyncio.gather(served, gone, return_exceptions=True)
     finally:
         await bridge.close()
+    if lost:
+        raise UpstreamGone(f"the upstream server went away: {upstream.describe()}")

@@ -28,12 +28,12 @@ from typing import Any, Final
 
 import msgspec
 
-from ..core.errors import INTERNAL_ERROR, MCPError, RoundTripSignal
+from ..core.errors import INTERNAL_ERROR, ConnectionClosed, MCPError, RoundTripSignal
 from ..core.meta import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION
 from ..core.methods import MethodSpec
 from ..core.wire import as_object
 from .adapt import Steps, adapt_server
-from .bridge_listen import UpstreamListen
+from .bridge_listen import UpstreamListen, UpstreamSubscriptions
 from .client import ClientBase
 from .connection import implemented_handlers
 from .dispatch import Handler
@@ -64,6 +64,8 @@ LISTEN_FILTERS: Final = {
     "resources": "resourcesListChanged",
 }
 """A capability with ``listChanged`` -> the listen filter that asks for its changes."""
+SETTLE_POLL_S: Final = 0.05
+"""How often ``settle`` looks whether the requests in flight are answered."""
 MAX_SEEN: Final = 256
 """Most downstream connections remembered for notifications outside any request."""
 
@@ -204,7 +206,29 @@ class Bridge:
             server.resource_subscriptions = True  # type: ignore[attr-defined]
             for adapter in adapted:  # a session subscribes; the upstream has listen streams
                 self._subscriptions(adapter)
+        elif subscribe:  # a listen stream's URIs are subscribed to upstream while it is open
+            self._subscribe_upstream([s for s in adapted if not s.FACTS.handshake])
         return self.served
+
+    def _subscribe_upstream(self, stateless: list[ServerBase]) -> None:
+        """Subscribe a handshake upstream to the URIs the ``stateless`` servers' streams want."""
+        from .stateless import StatelessServer
+
+        upstream = self.upstream
+        subscribe = upstream.METHODS.get("resources/subscribe")
+        unsubscribe = upstream.METHODS.get("resources/unsubscribe")
+        if subscribe is None or unsubscribe is None:
+            return
+
+        async def on(uri: str) -> None:
+            await upstream.request(subscribe, {"uri": uri})
+
+        async def off(uri: str) -> None:
+            await upstream.request(unsubscribe, {"uri": uri})
+
+        subscriptions = UpstreamSubscriptions(on, off)
+        for server in stateless:
+            subscriptions.wrap(StatelessServer.of(server).listeners)
 
     def _subscriptions(self, server: ServerBase) -> None:
         """Answer ``resources/subscribe``/``unsubscribe`` with the upstream listen stream."""
@@ -282,6 +306,8 @@ class Bridge:
         self._calls[id(call)] = call
         try:
             return await call.run(sent)
+        except ConnectionClosed as exc:  # an error answer, not a traceback: the bridge then ends
+            raise MCPError(INTERNAL_ERROR, f"the upstream server went away ({exc})") from exc
         finally:
             del self._calls[id(call)]
             if not sent.done():  # cancelled downstream, or the round ended: cancel upstream
@@ -389,6 +415,14 @@ class Bridge:
             wanted = {LISTEN_FILTERS[top]: True for top in self.served[0].list_changed}
             self._listen = UpstreamListen(stateless, wanted, self.upstream_notification)
             await self._listen.start()
+
+    async def settle(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` seconds) until no downstream request is being forwarded."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self._calls and loop.time() < deadline:
+            await asyncio.sleep(SETTLE_POLL_S)
+        await asyncio.sleep(SETTLE_POLL_S)  # their answers, now raised, reach the wire
 
     async def close(self) -> None:
         """Stop the listen stream and close the upstream connection."""

@@ -7,6 +7,10 @@ list changes the upstream declares, and the URIs its sessions subscribed to with
 ``resources/subscribe``, which a handshake client sends and a stateless server does not know);
 a new subscription opens a new stream with the new filter, acknowledged before the old one is
 closed, so no change is missed between the two.
+
+``UpstreamSubscriptions`` is the other way round: a handshake upstream sends resource updates
+only for what was subscribed with ``resources/subscribe``, so a stateless downstream client's
+listen stream subscribes upstream to its URIs while it is open (counted across streams).
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ from typing import Any, Final
 
 from ..core.errors import MCPError
 from .stateless_client import StatelessRequests
+from .subscriptions import Filter, Listeners, Send
 
-__all__ = ["UpstreamListen"]
+__all__ = ["UpstreamListen", "UpstreamSubscriptions"]
 
 ACKNOWLEDGED: Final = "notifications/subscriptions/acknowledged"
 ACK_TIMEOUT_S: Final = 10.0
@@ -28,6 +33,7 @@ MAX_URIS: Final = 1024
 """Most resource URIs the bridge subscribes to upstream at once (more: -32602 to the client)."""
 
 Deliver = Callable[[str, Any], Awaitable[None]]
+OnUri = Callable[[str], Awaitable[None]]
 
 
 class UpstreamListen:
@@ -112,3 +118,48 @@ class UpstreamListen:
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+
+
+class UpstreamSubscriptions:
+    """A handshake upstream subscribed to the URIs of the downstream listen streams open."""
+
+    def __init__(self, subscribe: OnUri, unsubscribe: OnUri) -> None:
+        self._subscribe = subscribe
+        self._unsubscribe = unsubscribe
+        self._count: dict[str, int] = {}
+
+    def wrap(self, listeners: Listeners) -> None:
+        """Make ``listeners.listen`` subscribe upstream to its URIs for as long as it runs."""
+        inner = listeners.listen
+
+        async def listen(
+            subscription_id: Any, wanted: Filter, supported: Any, send: Send
+        ) -> dict[str, Any]:
+            supported = list(supported)
+            added: list[str] = []
+            try:
+                for uri in sorted(wanted.honoured(supported).uris):
+                    await self._add(uri)
+                    added.append(uri)
+                return await inner(subscription_id, wanted, supported, send)
+            finally:
+                for uri in added:
+                    await self._drop(uri)
+
+        listeners.listen = listen  # type: ignore[method-assign]
+
+    async def _add(self, uri: str) -> None:
+        """Count one more stream on ``uri``; the first subscribes upstream."""
+        if not self._count.get(uri):
+            await self._subscribe(uri)
+        self._count[uri] = self._count.get(uri, 0) + 1
+
+    async def _drop(self, uri: str) -> None:
+        """Count one stream less on ``uri``; the last unsubscribes upstream (if it is there)."""
+        left = self._count.get(uri, 0) - 1
+        if left > 0:
+            self._count[uri] = left
+            return
+        self._count.pop(uri, None)
+        with contextlib.suppress(Exception):  # the upstream may be gone already
+            await self._unsubscribe(uri)
