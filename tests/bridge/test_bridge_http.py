@@ -43,6 +43,8 @@ def demo_client(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("revision", ["2024-11-05", "2025-06-18"])
 def test_stdio_client_to_an_http_upstream(revision: str) -> None:
+    """The demo client over stdio passes every step through the bridge to a 2026-07-28 HTTP server;
+    one session line."""
     with http_process(lambda port: [*STATELESS_ONLY, "--http", f"127.0.0.1:{port}"]) as url:
         done = demo_client("--revision", revision, MCPGEN, "bridge", "--url", url)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -51,6 +53,8 @@ def test_stdio_client_to_an_http_upstream(revision: str) -> None:
 
 
 def test_http_client_to_a_stdio_upstream() -> None:
+    """The demo client over Streamable HTTP passes every step through the bridge to a stdio
+    upstream."""
     with http_process(lambda port: bridge_http(port, *STATELESS_ONLY)) as url:
         done = demo_client(url)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -58,10 +62,13 @@ def test_http_client_to_a_stdio_upstream() -> None:
 
 
 async def elicit(context: Any, params: Any) -> types.ElicitResult:
+    """Answer an elicitation as Ada with two guests."""
     return types.ElicitResult(action="accept", content={"name": "Ada", "guests": 2})
 
 
 async def test_stateless_http_client_to_a_handshake_stdio_upstream() -> None:
+    """A 2026-07-28 SDK client over HTTP reaches a 2025-06-18-only stdio server; its elicitation is
+    an MRTR round."""
     with http_process(lambda port: bridge_http(port, DEMO, "--only", "2025-06-18")) as url:
         async with Client(
             url, mode="2026-07-28", elicitation_callback=elicit, read_timeout_seconds=20
@@ -73,6 +80,7 @@ async def test_stateless_http_client_to_a_handshake_stdio_upstream() -> None:
 
 
 def test_the_http_side_checks_the_bearer_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With MCPGEN_BRIDGE_TOKEN set, a POST without the token is 401 and one with it is served."""
     monkeypatch.setenv("MCPGEN_BRIDGE_TOKEN", "s3cret")
     body = b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}'
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
@@ -93,6 +101,7 @@ def test_the_http_side_checks_the_bearer_token(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_the_bridge_exits_with_one_line_when_the_upstream_goes_away() -> None:
+    """An upstream that exits before answering ends the bridge with one stderr line and exit 1."""
     gone = [PYTHON, "-c", "import sys; sys.stdin.read(1)"]  # reads one byte, exits silently
     done = subprocess.run(
         [MCPGEN, "bridge", "--", *gone], input="", capture_output=True, text=True, timeout=60

@@ -123,6 +123,8 @@ async def bridge() -> AsyncIterator[Downstream]:
 
 
 async def test_upstream_killed_with_a_request_in_flight() -> None:
+    """The request in flight gets an error, the bridge logs one line (no traceback) and exits non-
+    zero."""
     async with bridge() as down:
         call = {"name": "sleep", "arguments": {"s": 60}}
         await down.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
@@ -140,6 +142,7 @@ async def test_upstream_killed_with_a_request_in_flight() -> None:
 
 
 async def test_upstream_killed_while_idle() -> None:
+    """An idle bridge whose upstream is killed logs one line and exits non-zero."""
     async with bridge() as down:
         os.kill(down.upstream_pid, signal.SIGKILL)
         code = await down.exit_code()
@@ -150,6 +153,7 @@ async def test_upstream_killed_while_idle() -> None:
 
 
 async def test_downstream_stdin_closed_ends_the_upstream_and_exits_0() -> None:
+    """The client closing stdin ends the bridge with exit 0 and no upstream left running."""
     async with bridge() as down:
         upstream = down.upstream_pid
         assert running(upstream)
@@ -164,6 +168,7 @@ async def test_downstream_stdin_closed_ends_the_upstream_and_exits_0() -> None:
 
 
 async def test_downstream_stdin_closed_with_a_request_in_flight() -> None:
+    """The same with a call still running upstream: exit 0, no orphan, no traceback."""
     async with bridge() as down:
         upstream = down.upstream_pid
         call = {"name": "sleep", "arguments": {"s": 60}}

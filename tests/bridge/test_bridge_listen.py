@@ -70,12 +70,15 @@ async def listening(filters: dict[str, Any]) -> AsyncIterator[tuple[EraClient, S
 
 
 async def test_a_tools_list_change_upstream_reaches_the_listen_stream() -> None:
+    """A handshake upstream's tools/list_changed reaches a 2026-07-28 client's listen stream."""
     async with listening({"toolsListChanged": True}) as (client, stream):
         await asyncio.wait_for(client.call_tool(name="change_tools"), BOUND_S)
         await stream.wait("notifications/tools/list_changed")
 
 
 async def test_a_resource_update_upstream_reaches_the_stream_subscribed_to_it() -> None:
+    """A resource update reaches the stream subscribed to its URI; closing the stream unsubscribes
+    upstream."""
     async with listening({"resourceSubscriptions": [NOTE]}) as (client, stream):
         subscribed = await asyncio.wait_for(client.call_tool(name="touch"), BOUND_S)
         assert subscribed.content[0].text == NOTE  # type: ignore[union-attr]

@@ -94,6 +94,8 @@ async def bridged(upstream: Upstream, client: Client0618) -> AsyncIterator[Recor
 
 
 async def test_a_cancelled_downstream_request_cancels_the_upstream_one() -> None:
+    """A downstream request cancelled by its timeout sends exactly one notifications/cancelled
+    upstream."""
     upstream, client = Upstream(), Client0618()
     async with bridged(upstream, client) as wire:
         with pytest.raises(RequestTimeout):  # the client's timeout sends notifications/cancelled
@@ -104,6 +106,8 @@ async def test_a_cancelled_downstream_request_cancels_the_upstream_one() -> None
 
 
 async def test_progress_crosses_with_the_downstream_token_and_meta_stays_on_its_hop() -> None:
+    """Upstream progress reaches the downstream callback; the upstream call carries the bridge's own
+    _meta."""
     upstream, client = Upstream(), Client0618()
     seen: list[tuple[float, Any, Any]] = []
 
@@ -124,6 +128,7 @@ async def test_progress_crosses_with_the_downstream_token_and_meta_stays_on_its_
 
 
 async def test_a_question_the_downstream_client_cannot_answer_is_refused_by_capability() -> None:
+    """An elicitation the downstream client has no capability for is refused with -32021."""
     upstream, client = Upstream(), Client0618()  # no on_elicit: no elicitation capability
     async with bridged(upstream, client):
         with pytest.raises(MCPError) as refused:
@@ -139,6 +144,7 @@ class Answering(Client0618):
 
 
 async def test_an_mrtr_question_becomes_a_request_to_the_session_client() -> None:
+    """An MRTR elicitation upstream is asked of the session client, answered in a second round."""
     upstream, client = Upstream(), Answering()
     async with bridged(upstream, client) as wire:
         result = await client.call_tool(name="ask")

@@ -47,11 +47,13 @@ STATELESS_UPSTREAMS = {
 
 
 async def elicit(context: ClientRequestContext, params: Any) -> types.ElicitResult:
+    """Answer an elicitation with the booking the fixtures ask for."""
     content = {"name": "Ada", "context": "ctx", "guests": 4, "terrace": True}
     return types.ElicitResult(action="accept", content=content)
 
 
 async def sample(context: ClientRequestContext, params: Any) -> types.CreateMessageResult:
+    """Answer a sampling request with Paris."""
     text = types.TextContent(type="text", text="Paris")
     return types.CreateMessageResult(role="assistant", content=text, model="sdk-model")
 
@@ -113,6 +115,8 @@ def text(result: Any) -> str:
 
 @pytest.mark.parametrize("revision", HANDSHAKE)
 def test_demo_client_through_the_bridge_to_a_stateless_only_server(revision: str) -> None:
+    """The demo client at each handshake revision passes every step through the bridge to a
+    2026-07-28-only server."""
     upstream = [PYTHON, DEMO, "--only", "2026-07-28"]
     done = subprocess.run(
         [PYTHON, DEMO_CLIENT, "--revision", revision, *BRIDGE, *upstream],
@@ -129,6 +133,8 @@ def test_demo_client_through_the_bridge_to_a_stateless_only_server(revision: str
 
 @pytest.mark.parametrize("revision", HANDSHAKE)
 async def test_sdk_client_through_the_bridge_to_our_stateless_server(revision: str) -> None:
+    """The SDK client pinned to each handshake revision drives our 2026-07-28 fixture through the
+    bridge."""
     async with sdk_pinned(STATELESS_UPSTREAMS["ours"], revision) as client:
         tools = [tool.name for tool in (await client.list_tools()).tools]
         assert "test_simple_text" in tools
@@ -153,6 +159,8 @@ async def test_sdk_client_through_the_bridge_to_our_stateless_server(revision: s
 
 @pytest.mark.parametrize("revision", ["2025-06-18", "2025-11-25"])
 async def test_sdk_client_through_the_bridge_to_the_sdk_stateless_server(revision: str) -> None:
+    """The SDK client drives the SDK's 2026-07-28 server through the bridge, its MRTR round
+    included."""
     async with sdk_pinned(STATELESS_UPSTREAMS["sdk"], revision) as client:
         assert text(await client.call_tool("echo", {"text": "hi"})) == "echo: hi"
         # the SDK server's MRTR round becomes our elicitation/create to the SDK client
@@ -160,11 +168,14 @@ async def test_sdk_client_through_the_bridge_to_the_sdk_stateless_server(revisio
 
 
 async def test_sdk_client_2024_through_the_bridge_to_the_sdk_stateless_server() -> None:
+    """A 2024-11-05 SDK client calls a tool of the SDK's 2026-07-28 server through the bridge."""
     async with sdk_pinned(STATELESS_UPSTREAMS["sdk"], "2024-11-05") as client:
         assert text(await client.call_tool("echo", {"text": "old"})) == "echo: old"
 
 
 async def test_sdk_stateless_client_through_the_bridge_to_a_handshake_only_server() -> None:
+    """A 2026-07-28 SDK client drives a 2025-06-18-only server through the bridge, elicitation and
+    sampling included."""
     upstream = [PYTHON, DEMO, "--only", "2025-06-18"]
     async with sdk_through_bridge(upstream, "2026-07-28") as client:
         assert client.protocol_version == "2026-07-28"
@@ -181,6 +192,7 @@ async def test_sdk_stateless_client_through_the_bridge_to_a_handshake_only_serve
 
 
 async def test_our_auto_client_through_the_bridge_to_a_handshake_only_server() -> None:
+    """Our auto-mode client reaches 2026-07-28 through the bridge to a 2025-06-18-only server."""
     command = [*BRIDGE, PYTHON, DEMO, "--only", "2025-06-18"]
 
     async def spawn() -> Any:
