@@ -291,7 +291,7 @@ async def test_official_sdk_client_against_our_protected_server() -> None:
             callback_handler=callback,
         )
         async with (
-            httpx2.AsyncClient(auth=provider, timeout=20) as http,
+            httpx2.AsyncClient(auth=provider, timeout=30) as http,
             streamable_http_client(s.mcp_url, http_client=http) as streams,
             ClientSession(streams[0], streams[1]) as session,
         ):

@@ -62,7 +62,7 @@ async def post(url: str, token: str | None, body: Any = INIT, **extra: str) -> h
     headers = {**HEADERS, **extra}
     if token is not None:
         headers["authorization"] = f"Bearer {token}"
-    async with httpx.AsyncClient(timeout=10) as http:
+    async with httpx.AsyncClient(timeout=30) as http:
         return await http.post(url, json=body, headers=headers)
 
 

@@ -71,7 +71,7 @@ async def test_stateless_http_client_to_a_handshake_stdio_upstream() -> None:
     an MRTR round."""
     with http_process(lambda port: bridge_http(port, DEMO, "--only", "2025-06-18")) as url:
         async with Client(
-            url, mode="2026-07-28", elicitation_callback=elicit, read_timeout_seconds=20
+            url, mode="2026-07-28", elicitation_callback=elicit, read_timeout_seconds=30
         ) as client:
             echoed = await client.call_tool("echo", {"text": "over http"})
             assert echoed.content[0].text == "over http"  # type: ignore[union-attr]
@@ -87,7 +87,7 @@ def test_the_http_side_checks_the_bearer_token(monkeypatch: pytest.MonkeyPatch) 
     with http_process(lambda port: bridge_http(port, *STATELESS_ONLY)) as url:
         request = urllib.request.Request(url, data=body, headers=headers, method="POST")
         with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(request, timeout=10)
+            urllib.request.urlopen(request, timeout=30)
         assert refused.value.code == 401
         init = (
             b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":'
@@ -95,7 +95,7 @@ def test_the_http_side_checks_the_bearer_token(monkeypatch: pytest.MonkeyPatch) 
         )
         signed = {**headers, "Authorization": "Bearer s3cret"}
         request = urllib.request.Request(url, data=init, headers=signed, method="POST")
-        with urllib.request.urlopen(request, timeout=10) as answered:
+        with urllib.request.urlopen(request, timeout=30) as answered:
             assert answered.status == 200
             assert b'"protocolVersion":"2025-06-18"' in answered.read()
 

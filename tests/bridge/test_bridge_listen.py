@@ -88,7 +88,7 @@ async def test_a_resource_update_upstream_reaches_the_stream_subscribed_to_it() 
         assert stream.task is not None
         stream.task.cancel()  # the stream closed: the bridge unsubscribes upstream
         await asyncio.gather(stream.task, return_exceptions=True)
-        for _ in range(100):  # bounded: about 10 s
+        for _ in range(300):  # bounded: about 30 s
             left = await asyncio.wait_for(client.call_tool(name="subscribed"), BOUND_S)
             if left.content[0].text == "":  # type: ignore[union-attr]
                 break

@@ -66,7 +66,7 @@ async def sdk_through_bridge(upstream: list[str], mode: str) -> AsyncIterator[Cl
     async with Client(
         server,
         mode=mode,  # type: ignore[arg-type]
-        read_timeout_seconds=20,
+        read_timeout_seconds=30,
         elicitation_callback=elicit,
         sampling_callback=sample,
         cache=None,
@@ -86,7 +86,7 @@ async def sdk_pinned(upstream: list[str], revision: str) -> AsyncIterator[Client
         ClientSession(
             read,
             write,
-            read_timeout_seconds=20,
+            read_timeout_seconds=30,
             sampling_callback=sample,
             elicitation_callback=elicit,
         ) as session,

@@ -56,7 +56,7 @@ CORE_EXAMPLES = 1000
 """Frames per kind fed to the session core (8 kinds: 8,000 frames)."""
 PROCESS_EXAMPLES = 400
 """Frames fed to the stdio process and to the HTTP app."""
-ANSWER_S = 5.0
+ANSWER_S = 30.0
 """How long a process may take to answer one frame before it counts as a hang."""
 
 
@@ -158,7 +158,7 @@ class LineProcess:
         """Close stdin; return the exit code."""
         assert self.process.stdin is not None
         self.process.stdin.close()
-        return self.process.wait(10)
+        return self.process.wait(ANSWER_S)
 
 
 def _answers(frame: Any, request_id: Any) -> bool:

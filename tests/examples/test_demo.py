@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CLIENT = ROOT / "examples" / "demo_client.py"
 SERVER = ROOT / "examples" / "demo_server.py"
 DEMO_TIMEOUT_S = 60.0
-LINE_TIMEOUT_S = 10.0
+LINE_TIMEOUT_S = 30.0
 
 INITIALIZE = {
     "jsonrpc": "2.0",

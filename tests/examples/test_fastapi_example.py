@@ -42,7 +42,7 @@ def greeting(result: t.CallToolResult) -> str:
 @pytest.mark.parametrize("path", ["/mcp", "/mcp/"])
 async def test_our_client_through_the_mount(base_url: str, path: str) -> None:
     """/mcp (redirected by Starlette to /mcp/) and /mcp/ both reach the MCP endpoint."""
-    client = Client(timeout=10.0)
+    client = Client(timeout=30.0)
     init = await connect_http(client, base_url + path)
     try:
         assert init.protocol_version == "2025-11-25"

@@ -67,7 +67,7 @@ async def sdk(server: Any, mode: str) -> AsyncIterator[Client]:
     async with Client(
         server,
         mode=mode,  # type: ignore[arg-type]
-        read_timeout_seconds=20,
+        read_timeout_seconds=30,
         elicitation_callback=elicit,
         sampling_callback=sample,
         cache=None,

@@ -25,6 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 from tests.support.process_support import demo_over_http
+from tests.support.runtime_support import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / "examples" / "demo_server.py"
@@ -190,10 +191,7 @@ async def feature_steps(revision: str, url: str | None = None) -> None:
         uri = "demo://notes/2"
         await session.subscribe_resource(uri)
         await session.call_tool("edit_note", {"id": "2", "text": f"call Ada ({revision})"})
-        for _ in range(100):
-            if seen.updated:
-                break
-            await asyncio.sleep(0.02)
+        await wait_until(lambda: bool(seen.updated))
         assert seen.updated == [uri]
         await session.unsubscribe_resource(uri)
 

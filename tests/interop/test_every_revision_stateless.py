@@ -67,7 +67,7 @@ async def sdk_client(server: Any) -> AsyncIterator[SdkClient]:
     async with SdkClient(
         server,
         mode="auto",  # type: ignore[arg-type]
-        read_timeout_seconds=20,
+        read_timeout_seconds=30,
         elicitation_callback=elicit,
         sampling_callback=sample,
         cache=None,

@@ -6,7 +6,6 @@ HTTP+SSE client against ``/sse``.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import importlib.util
 import warnings
@@ -23,12 +22,13 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 from generated._runtime.transports.http.server import HttpOptions
 from tests.support.http_support import bounded, serve
+from tests.support.runtime_support import wait_until
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo_server.py"
-REQUEST_TIMEOUT_S = 5.0
+REQUEST_TIMEOUT_S = 30.0
 MODES = {
     "sse": HttpOptions(),
     "json": HttpOptions(json_response=True),
@@ -122,10 +122,8 @@ async def exercise(session: ClientSession, recorder: Recorder, stateful: bool) -
     expected: list[Any] = [{"counted": 3}]
     if stateful:
         expected = ["counted 1", "counted 2", "counted 3", {"counted": 3}]
-    for _ in range(100):  # JSON mode: logs travel on the GET stream, maybe after the answer
-        if len(recorder.logs) >= len(expected):
-            break
-        await asyncio.sleep(0.02)
+    # JSON mode: logs travel on the GET stream, maybe after the answer
+    await wait_until(lambda: len(recorder.logs) >= len(expected))
     assert [log.data for log in recorder.logs] == expected
     weather = await session.call_tool("weather", {"city": "Lyon"})
     assert isinstance(weather, types.CallToolResult)
@@ -157,10 +155,7 @@ async def test_sdk_streamable_client_stateful(mode: str) -> None:
             booked = await session.call_tool("book_table", {})
             assert only_text(booked) == "booked a table for 2 in the name of Ada, inside"
             assert recorder.elicited[0].message == "Who is the table for?"
-        for _ in range(100):  # the SDK ends its session with DELETE on close
-            if not app.sessions:
-                break
-            await asyncio.sleep(0.02)
+        await wait_until(lambda: not app.sessions)  # the SDK ends its session with DELETE
         assert app.sessions == {}
 
 
@@ -187,8 +182,5 @@ async def test_sdk_http_sse_client() -> None:
             assert only_text(summary) == "sdk-model says: short"
             booked = await session.call_tool("book_table", {})
             assert only_text(booked) == "booked a table for 2 in the name of Ada, inside"
-        for _ in range(100):  # closing the SSE stream ends the HTTP+SSE session
-            if not app.sessions:
-                break
-            await asyncio.sleep(0.02)
+        await wait_until(lambda: not app.sessions)  # closing the SSE stream ends the session
         assert app.sessions == {}

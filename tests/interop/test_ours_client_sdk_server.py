@@ -18,6 +18,7 @@ import pytest_asyncio
 
 from generated._runtime.roles.peer import MCPError, RequestTimeout
 from generated.runtime import Unknown
+from tests.support.runtime_support import wait_until
 
 from ._support import (
     COMPLETIONS_CAP_SINCE,
@@ -30,7 +31,6 @@ from ._support import (
     bounded,
     package,
     parse_status,
-    wait_until,
 )
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -95,7 +95,7 @@ async def client(request: pytest.FixtureRequest) -> AsyncIterator[Any]:
     try:
         yield ours
     finally:
-        await asyncio.wait_for(ours.close(), 15)
+        await asyncio.wait_for(ours.close(), 30)
 
 
 @bounded

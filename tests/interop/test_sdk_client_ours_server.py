@@ -22,6 +22,8 @@ from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
+from tests.support.runtime_support import wait_until
+
 from ._support import (
     COMPLETIONS_CAP_SINCE,
     OURS_SERVER,
@@ -32,7 +34,6 @@ from ._support import (
     STRUCTURED_SINCE,
     bounded,
     parse_status,
-    wait_until,
 )
 
 pytestmark = [

@@ -32,7 +32,7 @@ async def ts_server() -> AsyncIterator[tuple[Client, Recorder]]:
     """Our client connected to the TypeScript task server, with the client end recorded."""
     transport = await spawn_server(node_tool("node"), [SCRIPT], env=node_env(), cwd=str(ROOT))
     wire = Recorder(transport)
-    client = Client(timeout=15)
+    client = Client(timeout=30)
     try:
         await asyncio.wait_for(client.connect(wire), 20)
         yield client, wire

@@ -30,11 +30,12 @@ from tests.core.test_harden_decode import (
 from tests.core.test_harden_fuzz import STDIO_SERVERS, http_answers
 from tests.support.era_support import EchoLegacy, FixtureServer
 from tests.support.http_support import Raw, serve
-from tests.support.runtime_support import RawPeer
+from tests.support.runtime_support import STEP_S, RawPeer
 from tests.transports.http.test_era_http_wire import META, headers
 
 ROOT = Path(__file__).resolve().parents[2]
-START_S = 20.0
+START_S = 30.0
+"""How long a server process may take to start and answer its first frame."""
 CASES = [
     (BAD_UTF8_METHOD, PARSE_ERROR),
     (BAD_UTF8_PARAMS, PARSE_ERROR),
@@ -58,7 +59,7 @@ async def test_dual_era_stdio_server_answers_bad_frames_and_keeps_serving() -> N
     try:
         for n, (frame, code) in enumerate(CASES):
             await raw.send(frame)
-            reply = await raw.recv(START_S if n == 0 else 5.0)
+            reply = await raw.recv(START_S if n == 0 else STEP_S)
             assert reply["id"] is None and reply["error"]["code"] == code, (frame[:40], reply)
             await raw.send(discover(f"d{n}"))
             answer = await raw.recv()
@@ -71,7 +72,7 @@ async def test_stateless_http_posts_of_bad_bodies_get_400_and_the_server_keeps_s
     """A modern POST of each bad body: 400 with the JSON-RPC error, never a 500 or a hang."""
     async with (
         serve([FixtureServer(), EchoLegacy()]) as (_, url),
-        httpx.AsyncClient(base_url=url, timeout=5) as http,
+        httpx.AsyncClient(base_url=url, timeout=STEP_S) as http,
     ):
         for frame, code in CASES:
             response = await http.post("/mcp", content=frame, headers=headers("server/discover"))
@@ -110,7 +111,7 @@ async def bad_ids_then(raw: RawPeer, alive: Callable[[str], Awaitable[None]], fi
     for n, bad in enumerate(BAD_IDS):
         for make in (ping, discover):
             await raw.send(make(bad))
-            reply = await raw.recv(first if n == 0 else 5.0)
+            reply = await raw.recv(first if n == 0 else STEP_S)
             assert refused_for_its_id(reply), (make(bad), reply)
             await alive(f"{make.__name__}-{n}")
 
@@ -158,7 +159,7 @@ async def test_http_refuses_ids_of_other_types_in_both_eras() -> None:
     """A modern POST and a POST in an initialize-era session: 400, -32600, id null, no crash."""
     async with (
         serve([FixtureServer(), EchoLegacy()]) as (_, url),
-        httpx.AsyncClient(base_url=url, timeout=5) as http,
+        httpx.AsyncClient(base_url=url, timeout=STEP_S) as http,
     ):
         legacy = Raw(http)
         await legacy.start("2025-11-25")

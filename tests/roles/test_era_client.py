@@ -141,7 +141,7 @@ async def test_listen_delivers_only_opted_in_types_with_the_subscription_id() ->
             (acked if method.endswith("acknowledged") else changed).set()
 
         listen = asyncio.create_task(client.stateless.listen({"toolsListChanged": True}, on_note))
-        await asyncio.wait_for(acked.wait(), 5)
+        await asyncio.wait_for(acked.wait(), 30)
         await client.call_tool(name="test_trigger_prompt_change")
         await client.call_tool(name="test_trigger_tool_change")
         await asyncio.wait_for(changed.wait(), 5)
@@ -269,7 +269,7 @@ async def test_log_level_and_capabilities_belong_to_each_request() -> None:
         bare = {**client.stateless.meta(), "io.modelcontextprotocol/clientCapabilities": {}}
         params = {"name": "test_input_required_result_elicitation", "_meta": bare}
         with pytest.raises(MCPError) as refused:
-            await client.peer.request(client.METHODS["tools/call"], params, timeout=5.0)
+            await client.peer.request(client.METHODS["tools/call"], params, timeout=30.0)
         assert refused.value.code == -32021
         result = await client.call_tool(name="test_input_required_result_elicitation")
         assert result.content == [t.TextContent(text="Hello, name-answer!")]

@@ -16,7 +16,7 @@ from generated._runtime.roles.connect import HandshakeServer, connect_auto
 from generated._runtime.transports.http.client import connect_http_auto
 from generated._runtime.transports.memory import memory_pair
 from tests.support.era_support import EchoLegacy, EraClient, FixtureServer, LegacyClient, Recorder
-from tests.support.http_support import serve
+from tests.support.http_support import STEP_S, serve, until_started
 
 FAST = 0.3
 
@@ -278,13 +278,10 @@ async def serve_app(app: Any) -> AsyncIterator[str]:
         )
     )
     task = asyncio.create_task(server.serve(sockets=[sock]))
-    for _ in range(250):
-        if server.started:
-            break
-        await asyncio.sleep(0.02)
     try:
+        await until_started(server, task)
         yield f"http://127.0.0.1:{sock.getsockname()[1]}"
     finally:
         server.should_exit = True
-        await asyncio.wait_for(task, 5)
+        await asyncio.wait_for(task, STEP_S)
         sock.close()

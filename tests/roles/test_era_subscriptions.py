@@ -33,7 +33,7 @@ class Stream:
     async def wait_for(self, count: int) -> None:
         while len(self.frames) < count:
             self.changed.clear()
-            await asyncio.wait_for(self.changed.wait(), 2)
+            await asyncio.wait_for(self.changed.wait(), 30)
 
 
 async def open_listener(
@@ -107,11 +107,12 @@ async def test_publish_reaches_every_listener_and_close_ends_them_with_a_result(
     await two.wait_for(2)
     assert two.frames[1]["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": 2}
     hub.close()
-    assert await asyncio.wait_for(t1, 2) == {
+    assert await asyncio.wait_for(t1, 30) == {
         "resultType": "complete",
         "_meta": {"io.modelcontextprotocol/subscriptionId": 1},
     }
-    assert (await asyncio.wait_for(t2, 2))["_meta"] == {"io.modelcontextprotocol/subscriptionId": 2}
+    ended = await asyncio.wait_for(t2, 30)
+    assert ended["_meta"] == {"io.modelcontextprotocol/subscriptionId": 2}
 
 
 async def test_a_slow_listener_gets_changes_coalesced() -> None:

@@ -48,7 +48,7 @@ class Unencodable(Server):
 
 
 async def test_unencodable_handler_result_is_answered_with_internal_error() -> None:
-    async with connected(Unencodable(), Client(timeout=0.5)) as (client, _, _):
+    async with connected(Unencodable(), Client(timeout=STEP_S)) as (client, _, _):
         with pytest.raises(MCPError) as info:
             await client.call_tool(name="broken")
         assert info.value.code == INTERNAL_ERROR

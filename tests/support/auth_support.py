@@ -37,6 +37,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from tests.support.http_support import until_started
+
 ASGI = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 SCOPES = ["mcp:read", "mcp:write"]
 
@@ -63,11 +65,7 @@ async def serve_asgi(app: Any, sock: socket.socket) -> AsyncIterator[str]:
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
-        for _ in range(250):
-            if server.started or task.done():
-                break
-            await asyncio.sleep(0.02)
-        assert server.started, "uvicorn did not start"
+        await until_started(server, task)
         yield url_of(sock)
     finally:
         server.should_exit = True

@@ -12,7 +12,7 @@ from pathlib import Path
 from tests.support.process_support import free_port
 
 SERVER = str(Path(__file__).resolve().parent / "harden_server.py")
-START_S = 20.0
+START_S = 30.0
 """Starting Python and importing the generated package may be slow on a loaded machine."""
 
 

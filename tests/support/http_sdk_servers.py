@@ -23,7 +23,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 
-START_TIMEOUT_S = 10.0
+START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 5.0
 Scope = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Any, Any], Awaitable[None]]

@@ -20,15 +20,17 @@ from generated._runtime.transports.http.server import HttpOptions, McpHttpApp
 from generated.v2025_06_18 import Server, ServerContext, Tools
 from generated.v2025_06_18 import types as t
 
-STEP_S = 3.0
-"""The longest any single network wait may take before it counts as a hang."""
+STEP_S = 30.0
+"""The longest any single network wait may take before it counts as a hang (an upper bound)."""
+START_S = 30.0
+"""How long uvicorn may take to start serving."""
 SSE = "text/event-stream"
 ACCEPT_BOTH = {"accept": f"application/json, {SSE}"}
 JSON_CT = {"content-type": "application/json"}
 V0618 = "2025-06-18"
 CLIENT_CAPS: dict[str, Any] = {"sampling": {}, "elicitation": {}, "roots": {}}
-TEST_TIMEOUT_S = 15.0
-"""Bound on one test's body."""
+TEST_TIMEOUT_S = 120.0
+"""Bound on one test's body (several steps, each bounded by ``STEP_S``)."""
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -200,6 +202,15 @@ class Raw:
             yield EventReader(r)
 
 
+async def until_started(server: uvicorn.Server, task: asyncio.Task[None]) -> None:
+    """Wait (at most ``START_S``) until uvicorn serves; fail if it ended or did not start."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + START_S
+    while not server.started and not task.done() and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+    assert server.started, "uvicorn did not start"
+
+
 @contextlib.asynccontextmanager
 async def serve(
     servers: ServerBase | list[ServerBase],
@@ -223,11 +234,7 @@ async def serve(
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
-        for _ in range(250):
-            if server.started or task.done():
-                break
-            await asyncio.sleep(0.02)
-        assert server.started, "uvicorn did not start"
+        await until_started(server, task)
         yield app, f"http://127.0.0.1:{sock.getsockname()[1]}"
     finally:
         server.should_exit = True
@@ -286,10 +293,10 @@ class TestServer(Server):
 
     async def _slow(self, args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
         await ctx.progress(1, 3)
-        await asyncio.wait_for(self.gate("a").wait(), 10)
+        await asyncio.wait_for(self.gate("a").wait(), STEP_S)
         await ctx.progress(2, 3)
         await ctx.log("info", "half way")
-        await asyncio.wait_for(self.gate("b").wait(), 10)
+        await asyncio.wait_for(self.gate("b").wait(), STEP_S)
         await ctx.progress(3, 3)
         return text("slow done")
 

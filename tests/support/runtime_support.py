@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from generated import v2025_03_26 as v0326
@@ -18,8 +18,28 @@ from generated.v2025_06_18 import Client, Server, ServerContext
 from generated.v2025_06_18 import methods as m
 from generated.v2025_06_18 import types as t
 
-STEP_S = 2.0
-"""The longest any single wait in these tests may take before it counts as a hang."""
+STEP_S = 30.0
+"""The longest any single wait in these tests may take before it counts as a hang.
+
+An upper bound, never a sleep: generous, so a machine loaded by other test processes passes.
+"""
+
+
+async def wait_until(
+    check: Callable[[], Awaitable[bool]] | Callable[[], bool], timeout: float = STEP_S
+) -> None:
+    """Poll ``check`` (sync or async) until it is true; fail after ``timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        outcome = check()
+        if isinstance(outcome, Awaitable):
+            outcome = await outcome
+        if outcome:
+            return
+        if loop.time() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s: {check}")
+        await asyncio.sleep(0.02)
 
 
 class Recorder:

@@ -42,7 +42,7 @@ PACKAGES = (
 """What ``apt-get download`` fetches to run redis-server and haproxy from ``TOOLS``."""
 MIN_REDIS = (7, 0)
 MIN_HAPROXY = (2, 6)
-START_S = 20.0
+START_S = 30.0
 """Longest any process of the topology may take to accept connections."""
 WORKER_HOSTS = ("127.0.0.2", "127.0.0.3")
 STATE_KEY = "topology-test-state-key-0123456789"

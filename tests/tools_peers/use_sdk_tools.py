@@ -14,7 +14,7 @@ from generated.v2025_11_25 import Client
 
 async def main(url: str) -> None:
     """Connect over Streamable HTTP and call each tool through its binding."""
-    client = Client(timeout=10.0)
+    client = Client(timeout=30.0)
     await connect_http(client, url)
     called: list[str] = []
     try:

@@ -149,6 +149,6 @@ async def test_a_resync_re_cues_everything_a_listener_asked_for() -> None:
     while not got:
         await asyncio.sleep(0)
     await listeners.bus.publish(Change(RESYNC))
-    await asyncio.wait_for(cued.wait(), 5)
+    await asyncio.wait_for(cued.wait(), 30)
     task.cancel()
     assert got[1:] == [(TOOLS_CHANGED, None), (RESOURCE_UPDATED, "a://1")]

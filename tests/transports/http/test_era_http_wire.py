@@ -42,7 +42,7 @@ async def post(
 async def client() -> Any:
     async with (
         serve([FixtureServer(), EchoLegacy()]) as (_, url),
-        httpx.AsyncClient(base_url=url, timeout=5) as http,
+        httpx.AsyncClient(base_url=url, timeout=30) as http,
     ):
         yield http
 
@@ -259,7 +259,7 @@ async def test_a_stateless_post_whose_client_leaves_cancels_its_handler() -> Non
     assert json.loads(answered[1]["body"])["result"]["content"][0]["text"] == "now"
     leave = asyncio.Event()
     waiting = asyncio.create_task(call("wait", leave))
-    await asyncio.wait_for(started.wait(), 5)
+    await asyncio.wait_for(started.wait(), 30)
     leave.set()
     assert await asyncio.wait_for(waiting, 5) == []
     assert cancelled.is_set()

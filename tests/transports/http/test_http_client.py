@@ -32,8 +32,8 @@ from tests.support.http_sdk_servers import REQUESTS, SDKServers
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 P = ParamSpec("P")
 T = TypeVar("T")
-TEST_TIMEOUT_S = 15.0
-REQUEST_TIMEOUT_S = 10.0
+TEST_TIMEOUT_S = 120.0
+REQUEST_TIMEOUT_S = 30.0
 
 
 def bounded(test: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:

@@ -215,7 +215,7 @@ def tool_call(hit: Hit) -> tuple[Any, Any]:
 
 async def connected(fake: Fake, package: Any = v2025_06_18, **kw: Any) -> Any:
     """A client of ``package`` connected to ``fake``; its retry delay is long unless given."""
-    client = package.Client(timeout=5.0)
+    client = package.Client(timeout=30.0)
     kw.setdefault("retry_delay", 5.0)
     await connect_http(client, await fake.start(), **kw)
     return client
@@ -299,7 +299,7 @@ async def test_get_stream_delivers_and_resumes() -> None:
             """Keep the log data."""
             notes.append(params.data)
 
-    client = Listener(timeout=5.0)
+    client = Listener(timeout=30.0)
     await connect_http(client, await fake.start(), retry_delay=0.05)
     while len(notes) < 2:
         await asyncio.sleep(0.01)
@@ -323,7 +323,7 @@ async def test_session_expiry_and_new_session() -> None:
 
     fake = Fake(answer)
     transport = StreamableHTTPTransport(await fake.start(), retry_delay=5.0)
-    client = v2025_06_18.Client(timeout=5.0)
+    client = v2025_06_18.Client(timeout=30.0)
     await client.connect(transport)
     fake.session = "s-2"  # the next initialize gets a new session id
     assert (await client.list_tools()).tools == []  # 404, new session, retried
@@ -421,10 +421,10 @@ async def test_slow_answer_does_not_block_other_requests() -> None:
 
     client = await connected(Fake(answer))
     slow = asyncio.create_task(client.call_tool(name="slow"))
-    await asyncio.wait_for(client.ping(), 2.0)
+    await asyncio.wait_for(client.ping(), 30.0)
     assert not slow.done()
     release.set()
-    await asyncio.wait_for(slow, 2.0)
+    await asyncio.wait_for(slow, 30.0)
     await client.close()
 
 
@@ -452,7 +452,7 @@ async def test_no_fallback_when_the_get_is_not_legacy() -> None:
             return Reply(400, json=error)
         return Reply(400, text="Missing session ID")
 
-    client = v2025_06_18.Client(timeout=5.0)
+    client = v2025_06_18.Client(timeout=30.0)
     with pytest.raises(MCPError, match="nope"):
         await connect_http(client, await serve(handler))
 

@@ -121,7 +121,7 @@ async def test_our_client_polls_through_a_closed_stream() -> None:
             while not server.closed:
                 await asyncio.sleep(0.01)
             server.go_on.set()
-            result = await asyncio.wait_for(call_task, 5)
+            result = await asyncio.wait_for(call_task, 30)
         finally:
             await client.close()
     assert server.closed == [True]

@@ -8,7 +8,6 @@ resumability in ``test_http_resume.py``.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 
@@ -34,6 +33,7 @@ from tests.support.http_support import (
     parse_events,
     request,
 )
+from tests.support.runtime_support import wait_until
 
 
 @pytest_asyncio.fixture
@@ -122,10 +122,8 @@ async def test_second_get_stream_conflicts(live: Live) -> None:
         assert first.response.headers["mcp-session-id"] == live.raw.session_id
         second = await live.client.get("/mcp", headers=live.raw.headers(accept=SSE))
         assert second.status_code == 409
-    for _ in range(100):  # the server notices the disconnect
-        if not live.app.sessions[live.raw.session_id or ""].standalone.attached:
-            break
-        await asyncio.sleep(0.02)
+    session = live.app.sessions[live.raw.session_id or ""]
+    await wait_until(lambda: not session.standalone.attached)  # the server notices the disconnect
     async with live.raw.stream("GET") as reopened:
         await live.connection().notify(NOTIFICATIONS_TOOLS_LIST_CHANGED, None)
         assert (await reopened.next()).data["method"] == "notifications/tools/list_changed"

@@ -48,7 +48,7 @@ async def test_a_call_made_while_the_session_is_renewed_goes_into_the_new_sessio
         return Reply(200, json=result(hit.body["id"], {"tools": []}))
 
     fake = SlowSecondSession(answer)
-    client = v2025_06_18.Client(timeout=5.0)
+    client = v2025_06_18.Client(timeout=30.0)
     await client.connect(StreamableHTTPTransport(await fake.start(), retry_delay=5.0))
     fake.session = "s-2"
     first = asyncio.create_task(client.list_tools())  # 404: starts the renewal

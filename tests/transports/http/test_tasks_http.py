@@ -8,6 +8,7 @@ from generated._runtime.transports.http.client import connect_http
 from generated.v2025_11_25 import types as t
 from tests.roles.test_tasks import RELATED, StatusClient, TaskServer
 from tests.support.http_support import bounded, serve
+from tests.support.runtime_support import wait_until
 
 
 @bounded
@@ -19,7 +20,7 @@ async def test_task_over_http_result_waits_and_the_status_reaches_the_get_stream
         try:
             created = await client.call_tool_as_task(name="slow", task=t.TaskMetadata(ttl=10_000))
             assert created.task.status == "working"
-            await asyncio.wait_for(server.started.wait(), 5)
+            await asyncio.wait_for(server.started.wait(), 30)
             waiting = asyncio.create_task(
                 client.call_tool_task_result(task_id=created.task.task_id)
             )
@@ -31,10 +32,7 @@ async def test_task_over_http_result_waits_and_the_status_reaches_the_get_stream
             result = await asyncio.wait_for(waiting, 5)
             assert result.content == [t.TextContent(text="slow")]
             assert result.meta == {RELATED: {"taskId": created.task.task_id}}
-            for _ in range(100):
-                if client.statuses:
-                    break
-                await asyncio.sleep(0.02)
+            await wait_until(lambda: bool(client.statuses))
             [status] = client.statuses
             assert status.task_id == created.task.task_id and status.status == "completed"
         finally:

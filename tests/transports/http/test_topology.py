@@ -470,7 +470,7 @@ async def test_a_task_made_on_one_worker_is_read_and_finished_on_the_other(
     task = {"taskId": created["taskId"]}
     seen = await stateless_post(http, topo, 1, "tasks/get", task)
     assert seen["status"] == "working", seen
-    for _ in range(100):  # bounded: the task ends after 0.5 s
+    for _ in range(600):  # bounded (30 s): the task ends after 0.5 s
         seen = await stateless_post(http, topo, 1, "tasks/get", task)
         if seen["status"] != "working":
             break

@@ -23,7 +23,7 @@ from generated.v2025_06_18 import Client
 from tests.support.runtime_support import RawPeer, first_text
 
 SCRIPT = str(Path(__file__).resolve().parents[2] / "support" / "stdio_server.py")
-START_S = 20.0
+START_S = 30.0
 """Starting Python and importing the generated package may be slow on a loaded CI machine."""
 
 
