@@ -33,7 +33,7 @@ from bench.peers.raw_echo import RawClient  # noqa: E402
 from generated._runtime.roles.connect import connect_stateless  # noqa: E402
 from generated._runtime.transports.http.client import connect_http  # noqa: E402
 from generated._runtime.transports.stdio import spawn_server  # noqa: E402
-from generated.v2025_11_25 import Client as LegacyClient  # noqa: E402
+from generated.v2025_11_25 import Client as HandshakeClient  # noqa: E402
 from generated.v2026_07_28 import Client  # noqa: E402
 
 CALLS = 1000
@@ -41,7 +41,7 @@ CONCURRENCY = 16
 RUNS = 3
 FIXTURE = ["-m", "tests.support.era_fixture_server"]
 TOOL = "test_simple_text"
-"""A fixture tool both eras serve (the legacy side converts the same handler's result)."""
+"""A fixture tool both eras serve (the handshake side converts the same handler's result)."""
 SDK_SERVER = str(ROOT / "tests" / "support" / "era_sdk_server.py")
 
 
@@ -92,7 +92,7 @@ async def ours(era: str, transport: str, concurrent: int) -> float:
                 await connect_http(client, f"http://127.0.0.1:{port}/mcp")
             call = lambda: client.call_tool(name=TOOL)  # noqa: E731
         else:
-            client = LegacyClient()
+            client = HandshakeClient()
             if process is None:
                 await client.connect_stdio(sys.executable, [*FIXTURE, "stdio"], cwd=str(ROOT))
             else:

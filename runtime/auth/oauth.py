@@ -173,8 +173,8 @@ class OAuthHttp:
         prm = await self.protected_resource(server_url, challenge)
         if prm is None:
             base = origin(server_url)
-            legacy = await self.server_metadata(base) or default_endpoints(base)
-            return Discovery(canonical_resource(server_url), base, legacy)
+            endpoints = await self.server_metadata(base) or default_endpoints(base)
+            return Discovery(canonical_resource(server_url), base, endpoints)
         assert prm.resource is not None
         mismatches: list[str] = []
         missing: list[str] = []

@@ -20,7 +20,7 @@ from generated._runtime.transports.stdio import spawn_server
 from tests.bridge.changing_server import NOTE
 from tests.bridge.test_bridge_lifecycle import BOUND_S, ROOT, UPSTREAM
 from tests.bridge.test_bridge_stdio import BRIDGE
-from tests.support.era_support import EraClient, LegacyClient
+from tests.support.era_support import EraClient, HandshakeClient
 
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 
@@ -55,7 +55,7 @@ async def listening(filters: dict[str, Any]) -> AsyncIterator[tuple[EraClient, S
     async def spawn() -> Any:
         return await spawn_server(command[0], command[1:], cwd=str(ROOT))
 
-    client = await asyncio.wait_for(connect_auto(EraClient(), [LegacyClient()], spawn), BOUND_S)
+    client = await asyncio.wait_for(connect_auto(EraClient(), [HandshakeClient()], spawn), BOUND_S)
     stream = Stream()
     try:
         assert isinstance(client, EraClient) and client.stateless is not None

@@ -29,7 +29,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 from generated._runtime.roles.connect import connect_auto
 from generated._runtime.transports.stdio import spawn_server
-from tests.support.era_support import EraClient, LegacyClient
+from tests.support.era_support import EraClient, HandshakeClient
 
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
@@ -198,7 +198,7 @@ async def test_our_auto_client_through_the_bridge_to_a_handshake_only_server() -
     async def spawn() -> Any:
         return await spawn_server(command[0], command[1:], cwd=str(ROOT))
 
-    client = await connect_auto(EraClient(), [LegacyClient()], spawn)
+    client = await connect_auto(EraClient(), [HandshakeClient()], spawn)
     try:
         assert isinstance(client, EraClient) and client.protocol_version == "2026-07-28"
         booked = await asyncio.wait_for(client.call_tool(name="book_table"), 20)

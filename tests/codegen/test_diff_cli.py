@@ -45,10 +45,10 @@ OLD = schema(
                 "blocks": {"type": "array", "items": {"$ref": "#/$defs/Block"}},
                 "count": {"type": "integer", "minimum": 0},
                 "note": {"type": "string"},
-                "legacy": {"type": "boolean"},
+                "retired": {"type": "boolean"},
                 "level": {"$ref": "#/$defs/Level"},
             },
-            ["blocks", "count", "legacy"],
+            ["blocks", "count", "retired"],
         ),
         "Gone": obj({"x": {"type": "string"}}, []),
     },
@@ -111,8 +111,8 @@ def test_schema_file_pair(files: tuple[str, str]) -> None:
         "Reply.count constraints",
         "Reply.count type",
         "Reply.kind",
-        "Reply.legacy",
         "Reply.note required",
+        "Reply.retired",
         "Reply.stamp",
     ]
 
@@ -126,7 +126,7 @@ def test_schema_file_pair(files: tuple[str, str]) -> None:
     assert impacts("Reply.kind") == ("lossless", "lossy")  # a constant fills it going up
     assert found["Reply.kind"]["upgrade"]["action"] == "fill"
     assert impacts("Reply.stamp") == ("refused", "lossy")  # required, nothing provides it
-    assert impacts("Reply.legacy") == ("lossy", "refused")  # dropped up, required down
+    assert impacts("Reply.retired") == ("lossy", "refused")  # dropped up, required down
     assert impacts("Reply.note required") == ("refused", "lossless")
     assert impacts('Level | "warning"') == ("lossless", "lossy")
     assert found["Gone"]["kind"] == "removed"

@@ -92,8 +92,9 @@ def up_params(method: str, value: Any, into: Any) -> Any:
 
 
 def test_removed_members_that_fit_convert_losslessly() -> None:
-    """``EnumSchema``, ``JSONRPCError`` and ``JSONRPCResponse`` are lossless going up: a legacy
-    enum in a form converts with every member kept, and the envelopes fit their successors."""
+    """``EnumSchema``, ``JSONRPCError`` and ``JSONRPCResponse`` are lossless going up: an
+    enum in a form converts (to ``LegacyTitledEnumSchema``) with every member kept, and the
+    envelopes fit their successors."""
     d = diff_of("2025-06-18", "2025-11-25")
     for subject, member in (
         ("PrimitiveSchemaDefinition", "EnumSchema"),

@@ -74,7 +74,7 @@ def runs(harness: str, target: str, scenarios: list[str], *versions: str) -> lis
     return [Run(harness, mode, s, v, target) for s in scenarios for v in versions]
 
 
-OLDER_SERVER = [name for name in era.LEGACY_SCENARIOS if name != "server-session-lifecycle"]
+OLDER_SERVER = [name for name in era.HANDSHAKE_SCENARIOS if name != "server-session-lifecycle"]
 """0.1.16's server scenarios: the alpha's initialize-era ones but the session lifecycle."""
 OLDER_AUTH = [
     *("metadata-default", "metadata-var1", "metadata-var2", "metadata-var3", "basic-cimd"),
@@ -214,11 +214,11 @@ def run_elsewhere(listing: dict[tuple[str, str], dict[str, list[str]]]) -> set[t
     keys |= {(ALPHA, "server", name, NEWEST) for name in era.SCENARIOS}
     keys |= {(ALPHA, "server", name, NEWEST) for name in era.CONVERTED_SCENARIOS}
     keys |= {(ALPHA, "server", name, "extension") for name in era.TASKS_SCENARIOS}
-    keys |= {(ALPHA, "server", name, "2025-11-25") for name in era.LEGACY_SCENARIOS}
-    older = [name for name in era.LEGACY_SCENARIOS if name not in era.NEWER_ONLY]
+    keys |= {(ALPHA, "server", name, "2025-11-25") for name in era.HANDSHAKE_SCENARIOS}
+    older = [name for name in era.HANDSHAKE_SCENARIOS if name not in era.NEWER_ONLY]
     keys |= {(ALPHA, "server", name, "2025-06-18") for name in older}
     keys |= {(ALPHA, "client", name, NEWEST) for name in era.CLIENT_SCENARIOS}
-    keys |= {(ALPHA, "client", name, version) for name, version in era.LEGACY_CLIENT_SCENARIOS}
+    keys |= {(ALPHA, "client", name, version) for name, version in era.HANDSHAKE_CLIENT_SCENARIOS}
     for entry in auth.RUNS:
         name, _, version = entry.partition("@")
         harness = auth.OLDER_HARNESS.get(name, ALPHA)

@@ -142,7 +142,7 @@ TASKS_SCENARIOS = [
 test of ``notifications/tasks`` is in ``tests/roles/test_stateless_tasks.py``)."""
 
 
-LEGACY_SCENARIOS = [
+HANDSHAKE_SCENARIOS = [
     "server-initialize",
     "server-session-lifecycle",
     "logging-set-level",
@@ -158,7 +158,7 @@ LEGACY_SCENARIOS = [
     *BOTH_ERAS,
 ]
 """Every server scenario the harness tags 2025-06-18 or 2025-11-25, run against the
-initialize-era side (``FixtureLegacy``) of the same dual-era server process."""
+initialize-era side (``FixtureHandshake``) of the same dual-era server process."""
 
 
 NEWER_ONLY = {
@@ -184,7 +184,7 @@ CLIENT_SCENARIOS = [
 ]
 
 
-LEGACY_CLIENT_SCENARIOS = [
+HANDSHAKE_CLIENT_SCENARIOS = [
     ("initialize", "2025-11-25"),
     ("initialize", "2025-06-18"),
     ("tools_call", "2025-11-25"),
@@ -203,14 +203,17 @@ RUNS: dict[str, Run] = {
     **{f"{s}@{NEWEST}": ("server", "fixture", s, NEWEST, False) for s in SCENARIOS},
     **{f"{s}@converted": ("server", "converted", s, NEWEST, False) for s in CONVERTED_SCENARIOS},
     **{f"{s}@extension": ("server", "fixture", s, NEWEST, True) for s in TASKS_SCENARIOS},
-    **{f"{s}@2025-11-25": ("server", "fixture", s, "2025-11-25", False) for s in LEGACY_SCENARIOS},
+    **{
+        f"{s}@2025-11-25": ("server", "fixture", s, "2025-11-25", False)
+        for s in HANDSHAKE_SCENARIOS
+    },
     **{
         f"{s}@2025-06-18": ("server", "fixture", s, "2025-06-18", False)
-        for s in LEGACY_SCENARIOS
+        for s in HANDSHAKE_SCENARIOS
         if s not in NEWER_ONLY
     },
     **{f"client:{s}@{NEWEST}": ("client", "client", s, NEWEST, False) for s in CLIENT_SCENARIOS},
-    **{f"client:{s}@{v}": ("client", "client", s, v, False) for s, v in LEGACY_CLIENT_SCENARIOS},
+    **{f"client:{s}@{v}": ("client", "client", s, v, False) for s, v in HANDSHAKE_CLIENT_SCENARIOS},
 }
 """Every run of this module by its test id."""
 

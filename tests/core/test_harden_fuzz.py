@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from generated._runtime.core.events import Request
 from generated._runtime.core.session import Session
 from generated.v2025_06_18.methods import METHODS
-from tests.support.era_support import EchoLegacy, FixtureServer
+from tests.support.era_support import EchoHandshake, FixtureServer
 from tests.support.fuzz_support import (
     KINDS,
     META_CAPABILITIES,
@@ -308,7 +308,7 @@ def stateless_status_fits(response: httpx.Response, answers: list[Any]) -> bool:
 async def test_stateless_http_answers_hostile_bodies_and_keeps_serving() -> None:
     """Hostile bodies POSTed with the 2026-07-28 header: right code and status; discover passes."""
     async with (
-        serve([FixtureServer(), EchoLegacy()], nodelay=True) as (_, url),
+        serve([FixtureServer(), EchoHandshake()], nodelay=True) as (_, url),
         httpx.AsyncClient(base_url=url, timeout=ANSWER_S) as client,
     ):
         headers = {**ACCEPT_BOTH, **JSON_CT, "mcp-protocol-version": STATELESS_VERSION}

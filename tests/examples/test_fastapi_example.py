@@ -74,7 +74,7 @@ def test_ordinary_routes_still_work(base_url: str) -> None:
 
 async def test_root_path_routing_without_a_framework() -> None:
     """Under a root_path the mount point and the configured path answer; others are 404; the
-    legacy endpoint event names the mounted messages path."""
+    HTTP+SSE endpoint event names the mounted messages path."""
     app = McpHttpApp(Server(), HttpOptions(http_sse=True))
     for path, expected in [("/api", 405), ("/api/", 405), ("/api/mcp", 405), ("/api/x", 404)]:
         assert await _status(app, path, "/api") == expected, path

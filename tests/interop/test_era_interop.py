@@ -1,9 +1,9 @@
 """2026-07-28 interop with the official Python SDK (``mcp`` 2.3), both directions, stdio and HTTP.
 
 The SDK's client in ``auto`` mode and pinned to 2026-07-28 against our dual-era fixture server
-(tools, prompts, resources, completion, MRTR elicitation and sampling, listen), and its legacy
-client against the same server process; our client in auto mode against an SDK server
-(``tests/support/era_sdk_server.py``), MRTR included.
+(tools, prompts, resources, completion, MRTR elicitation and sampling, listen), and its
+handshake-era client (``mode="legacy"``) against the same server process; our client in auto
+mode against an SDK server (``tests/support/era_sdk_server.py``), MRTR included.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from generated._runtime.roles.connect import connect_auto
 from generated._runtime.transports.http.client import connect_http_auto
 from generated._runtime.transports.stdio import spawn_server
-from tests.support.era_support import EraClient, LegacyClient
+from tests.support.era_support import EraClient, HandshakeClient
 from tests.support.process_support import http_process
 
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
@@ -126,17 +126,17 @@ async def test_sdk_pinned_and_handshake_clients_against_one_http_server() -> Non
     with http_server(FIXTURE) as url:
         async with sdk(url, "2026-07-28") as client:
             await exercise_modern(client, probed=False)
-        async with sdk(url, "legacy") as legacy:
-            assert legacy.protocol_version == "2025-11-25"
-            simple = await legacy.call_tool("test_simple_text", {})
+        async with sdk(url, "legacy") as handshake:
+            assert handshake.protocol_version == "2025-11-25"
+            simple = await handshake.call_tool("test_simple_text", {})
             assert _text(simple) == "This is a simple text response for testing."
-            read = await legacy.read_resource("test://static-text")
+            read = await handshake.read_resource("test://static-text")
             assert read.contents[0].text == "This is the content of the static text resource."
 
 
 async def test_our_auto_client_against_the_sdk_stdio_server() -> None:
     client = await connect_auto(
-        EraClient(), [LegacyClient()], lambda: spawn_server(sys.executable, SDK_SERVER)
+        EraClient(), [HandshakeClient()], lambda: spawn_server(sys.executable, SDK_SERVER)
     )
     try:
         assert isinstance(client, EraClient) and client.server_info["name"] == "sdk-era"
@@ -149,7 +149,7 @@ async def test_our_auto_client_against_the_sdk_stdio_server() -> None:
 
 async def test_our_auto_client_against_the_sdk_http_server() -> None:
     with http_server(SDK_SERVER) as url:
-        client = await connect_http_auto(EraClient(), [LegacyClient()], url)
+        client = await connect_http_auto(EraClient(), [HandshakeClient()], url)
         try:
             assert isinstance(client, EraClient)
             assert _text(await client.call_tool(name="greet")) == "hello name-answer (sdk-state-1)"

@@ -28,7 +28,7 @@ from generated._runtime.core.errors import MCPError
 from generated._runtime.roles.connect import connect_auto
 from generated._runtime.transports.http.client import connect_http_auto
 from generated._runtime.transports.stdio import spawn_server
-from generated.v2025_11_25 import Client as LegacyClient
+from generated.v2025_11_25 import Client as HandshakeClient
 from generated.v2026_07_28 import Client
 from generated.v2026_07_28 import types as t
 from tests.support.process_support import demo_over_http
@@ -134,9 +134,9 @@ async def our_steps(client: Guest) -> None:
 async def test_our_stateless_client_against_the_converted_demo_over_stdio() -> None:
     """Our auto-mode client gets 2026-07-28 from the 2025-11-25 server over stdio."""
     guest = Guest(name="guest", version="1")
-    legacy = [LegacyClient(name="guest", version="1")]
+    handshake = [HandshakeClient(name="guest", version="1")]
     async with asyncio.timeout(60):
-        got = await connect_auto(guest, legacy, lambda: spawn_server(sys.executable, [SERVER]))
+        got = await connect_auto(guest, handshake, lambda: spawn_server(sys.executable, [SERVER]))
         assert got is guest
         try:
             await our_steps(guest)
@@ -149,7 +149,7 @@ async def test_our_stateless_client_against_the_converted_demo_over_http() -> No
     with demo_over_http() as url:
         guest = Guest(name="guest", version="1")
         async with asyncio.timeout(60):
-            got = await connect_http_auto(guest, [LegacyClient(name="guest", version="1")], url)
+            got = await connect_http_auto(guest, [HandshakeClient(name="guest", version="1")], url)
             assert got is guest
             try:
                 await our_steps(guest)

@@ -28,7 +28,7 @@ from tests.core.test_harden_decode import (
     TRAILING_JUNK,
 )
 from tests.core.test_harden_fuzz import STDIO_SERVERS, http_answers
-from tests.support.era_support import EchoLegacy, FixtureServer
+from tests.support.era_support import EchoHandshake, FixtureServer
 from tests.support.http_support import Raw, serve
 from tests.support.runtime_support import STEP_S, RawPeer
 from tests.transports.http.test_era_http_wire import META, headers
@@ -71,7 +71,7 @@ async def test_dual_era_stdio_server_answers_bad_frames_and_keeps_serving() -> N
 async def test_stateless_http_posts_of_bad_bodies_get_400_and_the_server_keeps_serving() -> None:
     """A modern POST of each bad body: 400 with the JSON-RPC error, never a 500 or a hang."""
     async with (
-        serve([FixtureServer(), EchoLegacy()]) as (_, url),
+        serve([FixtureServer(), EchoHandshake()]) as (_, url),
         httpx.AsyncClient(base_url=url, timeout=STEP_S) as http,
     ):
         for frame, code in CASES:
@@ -158,24 +158,24 @@ async def test_stdio_servers_refuse_ids_of_other_types_and_keep_serving(kind: st
 async def test_http_refuses_ids_of_other_types_in_both_eras() -> None:
     """A modern POST and a POST in an initialize-era session: 400, -32600, id null, no crash."""
     async with (
-        serve([FixtureServer(), EchoLegacy()]) as (_, url),
+        serve([FixtureServer(), EchoHandshake()]) as (_, url),
         httpx.AsyncClient(base_url=url, timeout=STEP_S) as http,
     ):
-        legacy = Raw(http)
-        await legacy.start("2025-11-25")
+        handshake = Raw(http)
+        await handshake.start("2025-11-25")
         for bad in BAD_IDS:
             body = json.dumps(discover(bad))
             modern = await http.post("/mcp", content=body, headers=headers("server/discover"))
             assert modern.status_code == 400, (bad, modern.status_code, modern.text)
             assert refused_for_its_id(modern.json()), (bad, modern.text)
-            old = await legacy.post(ping(bad), mcp_protocol_version="2025-11-25")
+            old = await handshake.post(ping(bad), mcp_protocol_version="2025-11-25")
             assert old.status_code == 400, (bad, old.status_code, old.text)
             assert refused_for_its_id(old.json()), (bad, old.text)
         ok = await http.post(
             "/mcp", content=json.dumps(discover(1)), headers=headers("server/discover")
         )
         assert ok.status_code == 200 and "supportedVersions" in ok.json()["result"], ok.text
-        pong = await legacy.post(ping(2), mcp_protocol_version="2025-11-25")
+        pong = await handshake.post(ping(2), mcp_protocol_version="2025-11-25")
         assert http_answers(pong) == [{"jsonrpc": "2.0", "id": 2, "result": {}}], pong.text
 
 

@@ -10,7 +10,13 @@ import pytest
 from generated._runtime.roles.connect import attach_stateless, connect_stateless, listen
 from generated._runtime.roles.peer import MCPError
 from generated.v2026_07_28 import types as t
-from tests.support.era_support import EchoLegacy, EraClient, FixtureServer, LegacyClient, served
+from tests.support.era_support import (
+    EchoHandshake,
+    EraClient,
+    FixtureServer,
+    HandshakeClient,
+    served,
+)
 
 
 async def connected(end: Any, **options: Any) -> EraClient:
@@ -226,17 +232,17 @@ async def test_progress_reaches_the_callback_and_logs_need_a_level() -> None:
 
 
 async def test_one_connection_serves_a_handshake_client_after_initialize() -> None:
-    async with served(FixtureServer(), EchoLegacy()) as end:
-        legacy = LegacyClient()
-        init = await legacy.connect(end)
+    async with served(FixtureServer(), EchoHandshake()) as end:
+        handshake = HandshakeClient()
+        init = await handshake.connect(end)
         assert init.protocol_version == "2025-11-25"
-        result = await legacy.call_tool(name="echo")
-        assert result.content[0].text == "legacy echo"  # type: ignore[union-attr]
-        await legacy.close()
+        result = await handshake.call_tool(name="echo")
+        assert result.content[0].text == "handshake echo"  # type: ignore[union-attr]
+        await handshake.close()
 
 
 async def test_unsupported_version_lists_every_version_served() -> None:
-    async with served(FixtureServer(), EchoLegacy()) as end:
+    async with served(FixtureServer(), EchoHandshake()) as end:
         client = EraClient()
         stateless = attach_stateless(client, end)
         stateless.version = "2099-01-01"

@@ -15,14 +15,20 @@ from generated._runtime.core.wire import Inbound, Outbound
 from generated._runtime.roles.connect import HandshakeServer, connect_auto
 from generated._runtime.transports.http.client import connect_http_auto
 from generated._runtime.transports.memory import memory_pair
-from tests.support.era_support import EchoLegacy, EraClient, FixtureServer, LegacyClient, Recorder
+from tests.support.era_support import (
+    EchoHandshake,
+    EraClient,
+    FixtureServer,
+    HandshakeClient,
+    Recorder,
+)
 from tests.support.http_support import STEP_S, serve, until_started
 
 FAST = 0.3
 
 
 class DropProbe:
-    """A server-side transport that never delivers ``server/discover`` (a silent legacy server)."""
+    """A server-side transport that never delivers ``server/discover`` (a silent handshake peer)."""
 
     def __init__(self, inner: Transport) -> None:
         self.inner = inner
@@ -81,16 +87,16 @@ async def opener(
 
 async def test_stateless_server_keeps_the_stateless_client() -> None:
     async with opener(lambda end: FixtureServer().serve(end)) as (open_transport, ends):
-        chosen = await connect_auto(EraClient(), [LegacyClient()], open_transport)
+        chosen = await connect_auto(EraClient(), [HandshakeClient()], open_transport)
         assert isinstance(chosen, EraClient)
         assert [f["method"] for f in ends[0].sent] == ["server/discover"]
         await chosen.close()
 
 
 async def test_handshake_answer_to_the_probe_falls_back_to_initialize() -> None:
-    async with opener(lambda end: EchoLegacy().serve(end)) as (open_transport, ends):
-        chosen = await connect_auto(EraClient(), [LegacyClient()], open_transport)
-        assert isinstance(chosen, LegacyClient)
+    async with opener(lambda end: EchoHandshake().serve(end)) as (open_transport, ends):
+        chosen = await connect_auto(EraClient(), [HandshakeClient()], open_transport)
+        assert isinstance(chosen, HandshakeClient)
         probe_answer = ends[0].received[0]
         probe_id = ends[0].sent[0]["id"]
         assert probe_answer["id"] == probe_id and probe_answer["error"]["code"] in (-32601, -32600)
@@ -99,34 +105,37 @@ async def test_handshake_answer_to_the_probe_falls_back_to_initialize() -> None:
             "initialize",
             "notifications/initialized",
         ]
-        assert (await chosen.call_tool(name="echo")).content[0].text == "legacy echo"  # type: ignore[union-attr]
+        assert (await chosen.call_tool(name="echo")).content[0].text == "handshake echo"  # type: ignore[union-attr]
         await chosen.close()
 
 
 async def test_a_result_that_is_no_discover_result_falls_back_to_initialize() -> None:
-    async with opener(lambda end: EchoLegacy().serve(EmptyDiscover(end))) as (open_transport, ends):
-        chosen = await connect_auto(EraClient(), [LegacyClient()], open_transport)
-        assert isinstance(chosen, LegacyClient)
+    async with opener(lambda end: EchoHandshake().serve(EmptyDiscover(end))) as (
+        open_transport,
+        ends,
+    ):
+        chosen = await connect_auto(EraClient(), [HandshakeClient()], open_transport)
+        assert isinstance(chosen, HandshakeClient)
         assert ends[0].received[0]["result"] == {}
         assert [f.get("method") for f in ends[0].sent] == [
             "server/discover",
             "initialize",
             "notifications/initialized",
         ]
-        assert (await chosen.call_tool(name="echo")).content[0].text == "legacy echo"  # type: ignore[union-attr]
+        assert (await chosen.call_tool(name="echo")).content[0].text == "handshake echo"  # type: ignore[union-attr]
         await chosen.close()
 
 
 async def test_silence_within_the_bound_falls_back() -> None:
-    async with opener(lambda end: EchoLegacy().serve(DropProbe(end))) as (open_transport, ends):
+    async with opener(lambda end: EchoHandshake().serve(DropProbe(end))) as (open_transport, ends):
         started = asyncio.get_running_loop().time()
         chosen = await connect_auto(
-            EraClient(), [LegacyClient()], open_transport, probe_timeout=FAST
+            EraClient(), [HandshakeClient()], open_transport, probe_timeout=FAST
         )
-        assert isinstance(chosen, LegacyClient)
+        assert isinstance(chosen, HandshakeClient)
         assert asyncio.get_running_loop().time() - started < FAST + 2
         assert len(ends) == 1  # same process, no restart
-        assert (await chosen.call_tool(name="echo")).content[0].text == "legacy echo"  # type: ignore[union-attr]
+        assert (await chosen.call_tool(name="echo")).content[0].text == "handshake echo"  # type: ignore[union-attr]
         await chosen.close()
 
 
@@ -138,15 +147,15 @@ async def test_a_server_that_exits_on_the_probe_is_started_again_as_handshake() 
         calls += 1
         if calls == 1:
             await end.read()
-            await end.close()  # a legacy server that exits on an unknown first message
+            await end.close()  # a handshake-era server that exits on an unknown first message
             return
-        await EchoLegacy().serve(end)
+        await EchoHandshake().serve(end)
 
     async with opener(dies_first) as (open_transport, ends):
         chosen = await connect_auto(
-            EraClient(), [LegacyClient()], open_transport, probe_timeout=FAST
+            EraClient(), [HandshakeClient()], open_transport, probe_timeout=FAST
         )
-        assert isinstance(chosen, LegacyClient) and len(ends) == 2
+        assert isinstance(chosen, HandshakeClient) and len(ends) == 2
         assert ends[1].sent[0]["method"] == "initialize"
         await chosen.close()
 
@@ -158,7 +167,7 @@ async def test_a_stateless_server_slower_than_the_probe_bound_is_still_found() -
 
     async with opener(slow) as (open_transport, ends):
         chosen = await connect_auto(
-            EraClient(), [LegacyClient()], open_transport, probe_timeout=FAST
+            EraClient(), [HandshakeClient()], open_transport, probe_timeout=FAST
         )
         assert isinstance(chosen, EraClient) and len(ends) == 2
         assert [f.get("method") for f in ends[0].sent] == [
@@ -172,7 +181,7 @@ async def test_a_stateless_server_slower_than_the_probe_bound_is_still_found() -
 
 
 async def test_no_handshake_client_means_the_probe_error_surfaces() -> None:
-    async with opener(lambda end: EchoLegacy().serve(end)) as (open_transport, _):
+    async with opener(lambda end: EchoHandshake().serve(end)) as (open_transport, _):
         with pytest.raises(HandshakeServer):
             await connect_auto(EraClient(), [], open_transport)
 
@@ -180,7 +189,7 @@ async def test_no_handshake_client_means_the_probe_error_surfaces() -> None:
 def refusing(status: int | None, inner: Any) -> Any:
     """An ASGI app answering the modern probe with ``status`` and a non-JSON-RPC body.
 
-    ``None``: never answer it (a legacy HTTP+SSE endpoint that holds the POST open).
+    ``None``: never answer it (an HTTP+SSE endpoint that holds the POST open).
     """
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -219,48 +228,48 @@ def refusing(status: int | None, inner: Any) -> Any:
 
 @pytest.mark.parametrize("status", [400, 404, 405])
 async def test_http_4xx_without_a_stateless_error_falls_back(status: int) -> None:
-    async with serve(EchoLegacy()) as (app, url):
+    async with serve(EchoHandshake()) as (app, url):
         app_wrapped = refusing(status, app)
         async with serve_app(app_wrapped) as wrapped_url:
-            chosen = await connect_http_auto(EraClient(), [LegacyClient()], wrapped_url + "/mcp")
-            assert isinstance(chosen, LegacyClient)
-            assert (await chosen.call_tool(name="echo")).content[0].text == "legacy echo"  # type: ignore[union-attr]
+            chosen = await connect_http_auto(EraClient(), [HandshakeClient()], wrapped_url + "/mcp")
+            assert isinstance(chosen, HandshakeClient)
+            assert (await chosen.call_tool(name="echo")).content[0].text == "handshake echo"  # type: ignore[union-attr]
             await chosen.close()
     del url
 
 
 async def test_http_probe_that_hangs_falls_back_within_the_bound() -> None:
-    async with serve(EchoLegacy()) as (app, _), serve_app(refusing(None, app)) as url:
+    async with serve(EchoHandshake()) as (app, _), serve_app(refusing(None, app)) as url:
         started = asyncio.get_running_loop().time()
         chosen = await connect_http_auto(
-            EraClient(), [LegacyClient()], url + "/mcp", probe_timeout=FAST
+            EraClient(), [HandshakeClient()], url + "/mcp", probe_timeout=FAST
         )
-        assert isinstance(chosen, LegacyClient)
+        assert isinstance(chosen, HandshakeClient)
         assert asyncio.get_running_loop().time() - started < FAST + 3
         await chosen.close()
 
 
 async def test_http_handshake_server_refusing_the_sessionless_probe_falls_back() -> None:
-    async with serve(EchoLegacy()) as (_, url):
-        chosen = await connect_http_auto(EraClient(), [LegacyClient()], url + "/mcp")
-        assert isinstance(chosen, LegacyClient)
+    async with serve(EchoHandshake()) as (_, url):
+        chosen = await connect_http_auto(EraClient(), [HandshakeClient()], url + "/mcp")
+        assert isinstance(chosen, HandshakeClient)
         await chosen.close()
 
 
 async def test_http_dual_era_server_keeps_the_stateless_client() -> None:
-    async with serve([FixtureServer(), EchoLegacy()]) as (_, url):
-        chosen = await connect_http_auto(EraClient(), [LegacyClient()], url + "/mcp")
+    async with serve([FixtureServer(), EchoHandshake()]) as (_, url):
+        chosen = await connect_http_auto(EraClient(), [HandshakeClient()], url + "/mcp")
         assert isinstance(chosen, EraClient)
         result = await chosen.call_tool(name="test_input_required_result_elicitation")
         assert result.content[0].text == "Hello, name-answer!"  # type: ignore[union-attr]
         await chosen.close()
-        legacy = LegacyClient()
+        handshake = HandshakeClient()
         from generated._runtime.transports.http.client import connect_http
 
-        init = await connect_http(legacy, url + "/mcp")
+        init = await connect_http(handshake, url + "/mcp")
         assert init.protocol_version == "2025-11-25"
-        assert (await legacy.call_tool(name="echo")).content[0].text == "legacy echo"  # type: ignore[union-attr]
-        await legacy.close()
+        assert (await handshake.call_tool(name="echo")).content[0].text == "handshake echo"  # type: ignore[union-attr]
+        await handshake.close()
 
 
 @contextlib.asynccontextmanager

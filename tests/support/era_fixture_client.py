@@ -27,7 +27,7 @@ from generated._runtime.roles.peer import MCPError
 from generated._runtime.transports.http.client import connect_http_auto
 from generated.v2025_03_26 import Client as Client0326
 from generated.v2025_06_18 import Client as Client0618
-from generated.v2025_11_25 import Client as LegacyClient
+from generated.v2025_11_25 import Client as HandshakeClient
 from generated.v2025_11_25 import types as t25
 from generated.v2026_07_28 import Client
 from generated.v2026_07_28 import types as t
@@ -58,7 +58,7 @@ class FixtureClient(Client):
         return t.ListRootsResult(roots=[t.Root(uri="file:///tmp")])
 
 
-class FixtureLegacyClient(LegacyClient):
+class FixtureHandshakeClient(HandshakeClient):
     """The initialize-era side: accepts elicitations the same way."""
 
     async def on_elicit(self, params: Any, ctx: Any) -> t25.ElicitResult:
@@ -96,7 +96,7 @@ async def main(url: str) -> int:
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     try:
-        client: Any = await connect_http_auto(FixtureClient(), [FixtureLegacyClient()], url)
+        client: Any = await connect_http_auto(FixtureClient(), [FixtureHandshakeClient()], url)
     except UnsupportedVersion:  # declared together, their common capabilities would be fewer
         client = await connect_http_auto(FixtureClient(), [Client0618(), Client0326()], url)
     try:

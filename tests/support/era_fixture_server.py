@@ -25,8 +25,8 @@ from generated._runtime.roles.mrtr import ask
 from generated._runtime.roles.stateless_tasks import begin_task
 from generated._runtime.roles.tasks import TaskMode, TaskSupport
 from generated._runtime.roles.taskstore import InMemoryTaskStore
-from generated.v2025_11_25 import Server as LegacyServerBase
-from generated.v2025_11_25 import ServerContext as LegacyContext
+from generated.v2025_11_25 import Server as HandshakeServerBase
+from generated.v2025_11_25 import ServerContext as HandshakeContext
 from generated.v2025_11_25 import types as t25
 from generated.v2026_07_28 import Server, ServerContext
 from generated.v2026_07_28 import types as t
@@ -198,12 +198,12 @@ async def trigger_prompts(args: dict[str, Any], ctx: ServerContext) -> t.CallToo
     return text("prompts changed")
 
 
-async def legacy_sampling(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+async def prompt_sampling(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
     answer = await ask(ctx, "sampling/createMessage", question(str(args.get("prompt", ""))))
     return text(f"LLM response: {getattr(answer.content, 'text', '')}")
 
 
-async def legacy_elicitation(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
+async def user_elicitation(args: dict[str, Any], ctx: ServerContext) -> t.CallToolResult:
     schema = {
         "properties": {
             "username": {"type": "string", "description": "User's response"},
@@ -345,11 +345,11 @@ TOOLS: dict[str, tuple[dict[str, Any], Handler]] = {
     "test_streaming_elicitation": ({}, elicit_name),
     "test_sampling": (
         {"type": "object", "properties": {"prompt": {"type": "string"}}, "required": ["prompt"]},
-        legacy_sampling,
+        prompt_sampling,
     ),
     "test_elicitation": (
         {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]},
-        legacy_elicitation,
+        user_elicitation,
     ),
     "test_elicitation_sep1034_defaults": ({}, elicit_with(SEP1034_SCHEMA)),
     "test_elicitation_sep1330_enums": ({}, elicit_with(SEP1330_SCHEMA)),
@@ -632,19 +632,19 @@ class FixtureServer(Server):
         )
 
 
-class EchoLegacy(LegacyServerBase):
+class EchoHandshake(HandshakeServerBase):
     """An initialize-era (2025-11-25) server with one tool, ``echo``, that elicits in ``ask``."""
 
-    name = "legacy-echo"
+    name = "handshake-echo"
 
-    async def list_tools(self, params: Any, ctx: LegacyContext) -> t25.ListToolsResult:
+    async def list_tools(self, params: Any, ctx: HandshakeContext) -> t25.ListToolsResult:
         schema = {"type": "object"}
         return t25.ListToolsResult(tools=[t25.Tool(name="echo", input_schema=schema)])
 
     async def call_tool(
-        self, params: t25.CallToolRequestParams, ctx: LegacyContext
+        self, params: t25.CallToolRequestParams, ctx: HandshakeContext
     ) -> t25.CallToolResult:
-        return t25.CallToolResult(content=[t25.TextContent(text=f"legacy {params.name}")])
+        return t25.CallToolResult(content=[t25.TextContent(text=f"handshake {params.name}")])
 
 
 @functools.cache
@@ -660,7 +660,7 @@ def in_era(result: Any, kind: type[R]) -> R:
     return convert({k: v for k, v in raw.items() if k in known}, kind)
 
 
-class FixtureLegacy(LegacyServerBase):
+class FixtureHandshake(HandshakeServerBase):
     """The harness's fixture server for the initialize era (2025-11-25 and what it negotiates
     down to): the same handlers as ``FixtureServer``, their results in this revision's types."""
 
@@ -669,48 +669,48 @@ class FixtureLegacy(LegacyServerBase):
     list_changed = frozenset({"tools", "prompts"})
     modern = FixtureServer()
 
-    async def list_tools(self, params: Any, ctx: LegacyContext) -> t25.ListToolsResult:
+    async def list_tools(self, params: Any, ctx: HandshakeContext) -> t25.ListToolsResult:
         return in_era(await self.modern.list_tools(params, ctx), t25.ListToolsResult)
 
     async def call_tool(
-        self, params: t25.CallToolRequestParams, ctx: LegacyContext
+        self, params: t25.CallToolRequestParams, ctx: HandshakeContext
     ) -> t25.CallToolResult:
         return in_era(await self.modern.call_tool(params, ctx), t25.CallToolResult)
 
-    async def list_prompts(self, params: Any, ctx: LegacyContext) -> t25.ListPromptsResult:
+    async def list_prompts(self, params: Any, ctx: HandshakeContext) -> t25.ListPromptsResult:
         return in_era(await self.modern.list_prompts(params, ctx), t25.ListPromptsResult)
 
     async def get_prompt(
-        self, params: t25.GetPromptRequestParams, ctx: LegacyContext
+        self, params: t25.GetPromptRequestParams, ctx: HandshakeContext
     ) -> t25.GetPromptResult:
         return in_era(await self.modern.get_prompt(params, ctx), t25.GetPromptResult)
 
-    async def list_resources(self, params: Any, ctx: LegacyContext) -> t25.ListResourcesResult:
+    async def list_resources(self, params: Any, ctx: HandshakeContext) -> t25.ListResourcesResult:
         return in_era(await self.modern.list_resources(params, ctx), t25.ListResourcesResult)
 
     async def list_resource_templates(
-        self, params: Any, ctx: LegacyContext
+        self, params: Any, ctx: HandshakeContext
     ) -> t25.ListResourceTemplatesResult:
         result = await self.modern.list_resource_templates(params, ctx)
         return in_era(result, t25.ListResourceTemplatesResult)
 
     async def read_resource(
-        self, params: t25.ReadResourceRequestParams, ctx: LegacyContext
+        self, params: t25.ReadResourceRequestParams, ctx: HandshakeContext
     ) -> t25.ReadResourceResult:
         return in_era(await self.modern.read_resource(params, ctx), t25.ReadResourceResult)
 
     async def complete(
-        self, params: t25.CompleteRequestParams, ctx: LegacyContext
+        self, params: t25.CompleteRequestParams, ctx: HandshakeContext
     ) -> t25.CompleteResult:
         return in_era(await self.modern.complete(params, ctx), t25.CompleteResult)
 
     async def subscribe(
-        self, params: t25.SubscribeRequestParams, ctx: LegacyContext
+        self, params: t25.SubscribeRequestParams, ctx: HandshakeContext
     ) -> t25.EmptyResult:
         return t25.EmptyResult()
 
     async def unsubscribe(
-        self, params: t25.UnsubscribeRequestParams, ctx: LegacyContext
+        self, params: t25.UnsubscribeRequestParams, ctx: HandshakeContext
     ) -> t25.EmptyResult:
         return t25.EmptyResult()
 
@@ -723,16 +723,16 @@ def main() -> None:
     from generated.converters import every_revision
 
     if sys.argv[1:] == ["stdio"]:
-        FixtureServer().run_stdio(FixtureLegacy())
+        FixtureServer().run_stdio(FixtureHandshake())
         return
     if sys.argv[1:] == ["stdio-stateless"]:
         FixtureServer().run_stdio()
         return
     options = HttpOptions(json_response="--json" in sys.argv[2:])
     if sys.argv[2:] == ["converted"]:
-        run_http(every_revision(FixtureLegacy()), port=int(sys.argv[1]), options=options)
+        run_http(every_revision(FixtureHandshake()), port=int(sys.argv[1]), options=options)
     else:
-        run_http([FixtureServer(), FixtureLegacy()], port=int(sys.argv[1]), options=options)
+        run_http([FixtureServer(), FixtureHandshake()], port=int(sys.argv[1]), options=options)
 
 
 if __name__ == "__main__":

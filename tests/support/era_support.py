@@ -1,4 +1,4 @@
-"""Shared pieces of the 2026-07-28 tests: a client answering input requests, a legacy server."""
+"""Shared pieces of the 2026-07-28 tests: a client answering input requests, a handshake server."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ from generated._runtime.core.transport import RelatedId, Transport
 from generated._runtime.core.wire import Inbound, Outbound
 from generated._runtime.roles.server import RequestContext
 from generated._runtime.transports.memory import memory_pair
-from generated.v2025_11_25 import Client as LegacyClient
+from generated.v2025_11_25 import Client as HandshakeClient
 from generated.v2026_07_28 import Client
 from generated.v2026_07_28 import types as t
-from tests.support.era_fixture_server import EchoLegacy, FixtureServer
+from tests.support.era_fixture_server import EchoHandshake, FixtureServer
 
-__all__ = ["EchoLegacy", "FixtureServer", "LegacyClient"]
+__all__ = ["EchoHandshake", "FixtureServer", "HandshakeClient"]
 
 
 class EraClient(Client):

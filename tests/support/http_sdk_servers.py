@@ -1,8 +1,9 @@
 """Official-SDK MCP servers over real HTTP for the HTTP client tests, run by uvicorn in a thread.
 
 ``SDKServers`` serves, each on its own 127.0.0.1 port: the Streamable HTTP app in its default
-SSE mode, in stateless JSON mode, with an event store (resumable streams), and the legacy
-HTTP+SSE app. ``REQUESTS`` records (method, path, headers) of every HTTP request they get.
+SSE mode, in stateless JSON mode, with an event store (resumable streams), and the
+HTTP+SSE (2024-11-05) app. ``REQUESTS`` records (method, path, headers) of every HTTP request
+they get.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ class SDKServers:
         self.store = MemoryEventStore()
 
     def _apps(self) -> dict[str, tuple[Any, str]]:
-        sse, json_mode, resumable, legacy = (build_server() for _ in range(4))
+        sse, json_mode, resumable, http_sse = (build_server() for _ in range(4))
         return {
             "sse": (sse.streamable_http_app(), "/mcp"),
             "json": (
@@ -134,7 +135,7 @@ class SDKServers:
                 resumable.streamable_http_app(event_store=self.store, retry_interval=200),
                 "/mcp",
             ),
-            "legacy": (legacy.sse_app(), "/sse"),
+            "http_sse": (http_sse.sse_app(), "/sse"),
         }
 
     def _run(self) -> None:

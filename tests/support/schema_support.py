@@ -98,7 +98,7 @@ def validation_schema(rev: str, name: str) -> JSON:
 # --- hypothesis-jsonschema 0.23.1 against hypothesis 6.170 ---------------------------------------
 
 
-class _LegacyMany:
+class _ManyWithMore:
     """The old ``many(...).more()`` protocol hypothesis-jsonschema uses, over the new iterator one.
 
     hypothesis-jsonschema 0.23.1 builds objects with ``while elements.more():``; the pinned
@@ -151,7 +151,7 @@ def install_hypothesis_jsonschema_shim() -> None:
     if getattr(hjs_from_schema, "_mcpgen_shimmed", False):
         return
     if not hasattr(conjecture_utils.many, "more"):
-        hjs_from_schema.cu = SimpleNamespace(many=_LegacyMany)  # type: ignore[attr-defined]
+        hjs_from_schema.cu = SimpleNamespace(many=_ManyWithMore)  # type: ignore[attr-defined]
     for name in ("__from_schema", "merged_as_strategies"):
         setattr(hjs_from_schema, name, _memoized(getattr(hjs_from_schema, name)))
     hjs_from_schema._mcpgen_shimmed = True  # type: ignore[attr-defined]

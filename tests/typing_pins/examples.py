@@ -257,10 +257,10 @@ async def check_tool_refusals(params: t.CallToolRequestParams, ctx: Context26) -
 
 async def check_connect_auto() -> None:
     """Auto mode answers the client that connected: one of those given, not Any."""
-    modern, legacy = Client26(), Client()
-    client = await connect_http_auto(modern, [legacy], "http://127.0.0.1:8000/mcp")
+    stateless, handshake = Client26(), Client()
+    client = await connect_http_auto(stateless, [handshake], "http://127.0.0.1:8000/mcp")
     reveal_type(client)  # assert typ.count("Client") == 2 and " | " in typ and "Any" not in typ
-    spawned = await connect_auto(modern, [legacy], lambda: spawn_server("server"))
+    spawned = await connect_auto(stateless, [handshake], lambda: spawn_server("server"))
     reveal_type(spawned)  # assert typ.count("Client") == 2 and " | " in typ and "Any" not in typ
     if isinstance(client, Client26):
         reveal_type(await client.call_tool(name="x"))  # assert typ.endswith("CallToolResult")

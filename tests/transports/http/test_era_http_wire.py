@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.era_support import EchoLegacy, FixtureServer
+from tests.support.era_support import EchoHandshake, FixtureServer
 from tests.support.http_support import parse_events, serve
 
 V = "2026-07-28"
@@ -41,7 +41,7 @@ async def post(
 @pytest.fixture
 async def client() -> Any:
     async with (
-        serve([FixtureServer(), EchoLegacy()]) as (_, url),
+        serve([FixtureServer(), EchoHandshake()]) as (_, url),
         httpx.AsyncClient(base_url=url, timeout=30) as http,
     ):
         yield http

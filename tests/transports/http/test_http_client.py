@@ -2,7 +2,7 @@
 
 The servers (``tests/support/http_sdk_servers.py``) run under uvicorn on 127.0.0.1 in a thread:
 Streamable HTTP in SSE mode, in stateless JSON mode, with an event store (resumable streams),
-and the legacy HTTP+SSE app. Fake-server tests (drops, replays, errors) are in
+and the HTTP+SSE (2024-11-05) app. Fake-server tests (drops, replays, errors) are in
 ``test_http_client_fake.py``; the SSE parser's in ``test_sse.py``.
 """
 
@@ -260,7 +260,7 @@ async def test_session_expired_starts_a_new_session(servers: SDKServers) -> None
 @bounded
 async def test_falls_back_to_http_sse(servers: SDKServers) -> None:
     """The initialize POST gets 405 from an HTTP+SSE server: GET, endpoint, POSTs there."""
-    url = servers.urls["legacy"]
+    url = servers.urls["http_sse"]
     before = len(seen(url))
     client = recorder(v2024_11_05)
     init = await connect_http(client, url, headers={"X-Trace": "fallback"})
@@ -281,7 +281,7 @@ async def test_falls_back_to_http_sse(servers: SDKServers) -> None:
 @bounded
 async def test_http_sse_transport_directly(servers: SDKServers) -> None:
     """``HttpSseTransport``: no POST to the SSE URL; the stream is opened by the first write."""
-    url = servers.urls["legacy"]
+    url = servers.urls["http_sse"]
     before = len(seen(url))
     client = recorder(v2024_11_05)
     await connect_http(client, url, http_sse=True)

@@ -443,7 +443,7 @@ async def test_http_sse_endpoint_on_another_origin_is_refused() -> None:
 
 
 @bounded
-async def test_no_fallback_when_the_get_is_not_legacy() -> None:
+async def test_no_fallback_when_the_get_is_no_http_sse_stream() -> None:
     """Initialize refused with 400 and the GET is no SSE stream: the caller gets the error."""
 
     async def handler(request: web.Request) -> Reply:

@@ -2,7 +2,7 @@
 
 Sessions (ids, 400/404, DELETE), the GET stream (409 on a second one), which stream each
 server message travels on, JSON mode, and the MCP-Protocol-Version header. Security,
-stateless mode and the legacy transport are in ``test_http_security.py``; batches and
+stateless mode and the HTTP+SSE transport are in ``test_http_security.py``; batches and
 resumability in ``test_http_resume.py``.
 """
 
