@@ -9,9 +9,11 @@ either era: sessions or stateless):
   resource_metadata="...", scope="..."`` (and ``error="invalid_token"`` when a token was sent);
 - a token without the scopes the request needs (``required_scopes``, plus ``scopes_for`` of
   the JSON-RPC method) gets ``403`` with ``error="insufficient_scope"`` and the scopes needed;
-- to learn those methods a POST body is read first, through the frame guard the MCP app runs:
-  a body it refuses (broken UTF-8, nesting too deep) gets the app's own ``400`` JSON-RPC error
-  from here, and any other body the app's own answer;
+- to learn those methods a POST body is read first, without decoding it: only each message's
+  method and the names of its params are read (the app decodes the body, once); a body that
+  cannot be read so goes through the frame guard the MCP app runs: a body it refuses (broken
+  UTF-8, nesting too deep) gets the app's own ``400`` JSON-RPC error from here, and any other
+  body the app's own answer;
 - a token is accepted only if the verifier found this resource in its audience;
 - the principal is available to handlers (``current_principal()``) and a session stays bound
   to the subject that opened it.
@@ -20,7 +22,7 @@ either era: sessions or stateless):
 from __future__ import annotations
 
 import weakref
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, cast
 from urllib.parse import urlsplit
@@ -46,9 +48,58 @@ Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 ScopesFor = Callable[[str, Any], Iterable[str]]
-"""The scopes a JSON-RPC method needs, given its name and params (decoded JSON, or None)."""
+"""The scopes a JSON-RPC method needs, given its name and params (decoded JSON, or None).
+
+Params that are a JSON object come as a read-only ``Mapping`` that decodes a member when it is
+read: the tool arguments of a ``tools/call`` are not decoded to learn its tool's name.
+"""
 MAX_BODY: Final = 4 * 1024 * 1024
 """Largest POST body read to learn its JSON-RPC methods (larger ones get 413)."""
+
+
+class _Message(msgspec.Struct):
+    """What the method probe reads of a JSON-RPC message: its method, its params undecoded."""
+
+    method: str | None = None
+    params: msgspec.Raw = msgspec.Raw(b"null")
+
+
+_PROBE: Final[msgspec.json.Decoder[_Message | list[_Message]]] = msgspec.json.Decoder(
+    _Message | list[_Message]
+)
+_MEMBERS: Final[msgspec.json.Decoder[dict[str, msgspec.Raw]]] = msgspec.json.Decoder(
+    dict[str, msgspec.Raw]
+)
+_UNREADABLE: Final = (msgspec.DecodeError, UnicodeDecodeError, RecursionError)
+"""What reading the methods of an odd body may raise (``ValidationError`` is a DecodeError)."""
+
+
+class _Params(Mapping[str, Any]):
+    """A params object as a read-only mapping: a member is decoded when it is first read."""
+
+    def __init__(self, members: dict[str, msgspec.Raw]) -> None:
+        self._members = members
+        self._decoded: dict[str, Any] = {}
+
+    def __getitem__(self, key: str) -> Any:
+        """The member decoded (once)."""
+        if key not in self._decoded:
+            self._decoded[key] = msgspec.json.decode(self._members[key])
+        return self._decoded[key]
+
+    def __iter__(self) -> Iterator[str]:
+        """The member names."""
+        return iter(self._members)
+
+    def __len__(self) -> int:
+        """How many members."""
+        return len(self._members)
+
+
+def _params_of(raw: msgspec.Raw) -> Any:
+    """Params for ``scopes_for``: an object lazily (``_Params``), anything else decoded."""
+    text = bytes(raw).lstrip()
+    return _Params(_MEMBERS.decode(text)) if text.startswith(b"{") else msgspec.json.decode(text)
 
 
 class _Refused(Exception):
@@ -164,8 +215,10 @@ class ProtectedMcpApp:
     ) -> tuple[Receive, set[str]]:
         """Read a POST's body (bounded) to add the scopes its methods need; replay it after.
 
-        Refused here: a body larger than ``max_body`` (413), one the frame guard refuses (400,
-        the app's answer). Its methods cannot be known, and it must not pass with fewer scopes.
+        The methods are read without decoding the body (the app does, once); only a body whose
+        methods cannot be read so is decoded here. Refused here: a body larger than
+        ``max_body`` (413), one whose methods cannot be read that the frame guard refuses (400,
+        the app's answer): its methods cannot be known, and it must not pass with fewer scopes.
         """
         if self.resource.scopes_for is None or scope["method"] != "POST":
             return receive, needed
@@ -180,24 +233,43 @@ class ProtectedMcpApp:
                 raise _Refused(413, _error("invalid_request", "the body is too large"))
         if messages:
             body = b"".join(m.get("body", b"") for m in messages)
-            try:  # one decode, then the guard on what it left unchecked (the depth)
-                probed: object = decode_untyped(body, self.max_depth)
-            except RemoteProtocolError:  # the guard's exact scan says why, as the app would
-                refusal = frame_refusal(body, self.max_depth)
-                if refusal is not None:
-                    raise _Refused(400, refusal) from None
-                probed = None  # no message: the app refuses it, whatever the scopes
-            items = cast("list[object]", probed) if isinstance(probed, list) else [probed]
-            for item in items:
-                found = as_object(item)  # a batch's other items do not hide its requests
-                if found is not None and isinstance(method := found.get("method"), str):
-                    needed |= set(self.resource.scopes_for(method, found.get("params")))
+            try:  # the methods only: the app decodes the body
+                needed = needed | self._scopes_read(body, self.resource.scopes_for)
+            except _UNREADABLE:  # an odd body: decoded whole and guarded, as the app reads it
+                needed = needed | self._scopes_decoded(body, self.resource.scopes_for)
 
         async def replay() -> dict[str, Any]:
             """The messages already read, then the rest."""
             return messages.pop(0) if messages else await receive()
 
         return replay, needed
+
+    @staticmethod
+    def _scopes_read(body: bytes, scopes_for: ScopesFor) -> set[str]:
+        """The scopes of a body's methods, read without decoding the rest of the body."""
+        probed: _Message | list[_Message] = _PROBE.decode(body)
+        needed: set[str] = set()
+        for message in probed if isinstance(probed, list) else [probed]:
+            if message.method is not None:
+                needed |= set(scopes_for(message.method, _params_of(message.params)))
+        return needed
+
+    def _scopes_decoded(self, body: bytes, scopes_for: ScopesFor) -> set[str]:
+        """The scopes of a body's methods, decoded whole; 400 for a body the guard refuses."""
+        try:  # one decode, then the guard on what it left unchecked (the depth)
+            probed: object = decode_untyped(body, self.max_depth)
+        except RemoteProtocolError:  # the guard's exact scan says why, as the app would
+            refusal = frame_refusal(body, self.max_depth)
+            if refusal is not None:
+                raise _Refused(400, refusal) from None
+            probed = None  # no message: the app refuses it, whatever the scopes
+        needed: set[str] = set()
+        items = cast("list[object]", probed) if isinstance(probed, list) else [probed]
+        for item in items:
+            found = as_object(item)  # a batch's other items do not hide its requests
+            if found is not None and isinstance(method := found.get("method"), str):
+                needed |= set(scopes_for(method, found.get("params")))
+        return needed
 
     def _box(self, session_id: str | None, principal: AccessToken) -> PrincipalBox | None:
         """The session's principal box, updated; None if the session is someone else's."""
@@ -273,8 +345,8 @@ def scopes_by_method(table: Mapping[str, Iterable[str]]) -> ScopesFor:
     def scopes_for(method: str, params: Any) -> Iterable[str]:
         """The scopes of the method, and of the tool for ``tools/call``."""
         found = set(table.get(method, ()))
-        if method == "tools/call" and isinstance(params, dict):
-            name = cast(dict[str, Any], params).get("name")
+        if method == "tools/call" and isinstance(params, Mapping):
+            name = cast(Mapping[str, Any], params).get("name")
             found |= set(table.get(f"tools/call:{name}", ()))
         return found
 

@@ -9,7 +9,7 @@ the bare ``McpHttpApp`` gives, and no handler runs.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -22,6 +22,7 @@ from generated._runtime.auth import (
     ProtectedResource,
     scopes_by_method,
 )
+from generated._runtime.auth import server as protected_server
 from generated._runtime.transports.http.server import HttpOptions, McpHttpApp
 from generated.v2025_11_25 import ServerContext
 from generated.v2025_11_25 import types as t
@@ -169,3 +170,80 @@ async def test_a_batch_item_that_is_no_object_does_not_hide_the_others() -> None
         allowed = await http.post("/mcp", json=other, headers=headers)
     assert mixed.status_code == 403 and "mcp:write" in mixed.headers["www-authenticate"]
     assert allowed.status_code == 200 and [json.loads(b) for b in reached] == [other]
+
+
+def lenient_app(reached: list[bytes]) -> Any:
+    """An ASGI app that notes each body it gets and answers ``{}``."""
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        reached.append((await receive())["body"])
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    return app
+
+
+@bounded
+async def test_a_well_formed_post_is_decoded_by_the_app_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The probe reads a call's method and tool name without decoding the body: the app gets
+    the same bytes, scopes still follow the tool, and only an odd body is decoded here."""
+    decoded: list[bytes] = []
+    real = protected_server.decode_untyped
+
+    def spied(frame: bytes, *args: Any, **kwargs: Any) -> Any:
+        decoded.append(frame)
+        return real(frame, *args, **kwargs)
+
+    monkeypatch.setattr(protected_server, "decode_untyped", spied)
+    reached: list[bytes] = []
+    big = {**WRITE, "params": {"name": "write", "arguments": {"text": "x" * 200_000}}}
+    body = json.dumps(big).encode()
+    for scopes, status in ((["mcp:read", "mcp:write"], 200), (["mcp:read"], 403)):
+        app, authorization = protect(lenient_app(reached), scopes)
+        transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
+        headers = {**HEADERS, "authorization": authorization}
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+            answered = await http.post("/mcp", content=body, headers=headers)
+        assert answered.status_code == status, answered.text
+    assert reached == [body] and decoded == []
+    status, _, calls = await answer(True, ODD_BODIES["utf8-key"])
+    assert status == 400 and calls == [] and decoded == [ODD_BODIES["utf8-key"]]
+
+
+@bounded
+async def test_scopes_for_gets_params_that_read_as_decoded_json() -> None:
+    """``scopes_for`` sees each method and params that read like the decoded JSON object
+    (a mapping), scalars and arrays decoded, and no params as None."""
+    seen: list[tuple[str, Any]] = []
+
+    def scopes_for(method: str, params: Any) -> list[str]:
+        seen.append((method, dict(params) if isinstance(params, Mapping) else params))
+        return []
+
+    provider = Provider("https://as.example.com")
+    resource = ProtectedResource(
+        resource=RESOURCE, authorization_servers=(provider.issuer,), scopes_for=scopes_for
+    )
+    verifier = JWTVerifier(issuer=provider.issuer, audience=RESOURCE, key=provider.key.public_key())
+    token = provider.access_token("c", ["mcp:read"], RESOURCE)
+    reached: list[bytes] = []
+    app = ProtectedMcpApp(lenient_app(reached), resource, verifier)
+    batch = [
+        {**WRITE, "params": {"name": "write", "arguments": {"a": [1, {"b": None}]}}},
+        {"jsonrpc": "2.0", "id": 8, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 9, "method": "odd", "params": [1, "two"]},
+        {"jsonrpc": "2.0", "method": "notifications/initialized", "params": None},
+    ]
+    headers = {**HEADERS, "authorization": f"Bearer {token}"}
+    transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+        answered = await http.post("/mcp", json=batch, headers=headers)
+    assert answered.status_code == 200 and len(reached) == 1
+    assert seen == [
+        ("tools/call", {"name": "write", "arguments": {"a": [1, {"b": None}]}}),
+        ("ping", None),
+        ("odd", [1, "two"]),
+        ("notifications/initialized", None),
+    ]
