@@ -30,6 +30,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from generated._runtime.roles.connect import connect_auto
 from generated._runtime.transports.stdio import spawn_server
 from tests.support.era_support import EraClient, HandshakeClient
+from tests.support.sdk_support import sample_paris, sdk_client
 
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
@@ -52,27 +53,13 @@ async def elicit(context: ClientRequestContext, params: Any) -> types.ElicitResu
     return types.ElicitResult(action="accept", content=content)
 
 
-async def sample(context: ClientRequestContext, params: Any) -> types.CreateMessageResult:
-    """Answer a sampling request with Paris."""
-    text = types.TextContent(type="text", text="Paris")
-    return types.CreateMessageResult(role="assistant", content=text, model="sdk-model")
-
-
-@contextlib.asynccontextmanager
-async def sdk_through_bridge(upstream: list[str], mode: str) -> AsyncIterator[Client]:
+def sdk_through_bridge(
+    upstream: list[str], mode: str
+) -> contextlib.AbstractAsyncContextManager[Client]:
     """The SDK's ``Client`` in ``mode`` (a 2026-era version) on a bridge to ``upstream``."""
     command = [*BRIDGE, *upstream]
     server = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
-    async with Client(
-        server,
-        mode=mode,  # type: ignore[arg-type]
-        read_timeout_seconds=30,
-        elicitation_callback=elicit,
-        sampling_callback=sample,
-        cache=None,
-        client_info=types.Implementation(name="sdk-through-bridge", version="1"),
-    ) as client:
-        yield client
+    return sdk_client(server, mode, name="sdk-through-bridge", elicit=elicit)
 
 
 @contextlib.asynccontextmanager
@@ -87,7 +74,7 @@ async def sdk_pinned(upstream: list[str], revision: str) -> AsyncIterator[Client
             read,
             write,
             read_timeout_seconds=30,
-            sampling_callback=sample,
+            sampling_callback=sample_paris,
             elicitation_callback=elicit,
         ) as session,
     ):

@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import sys
 import warnings
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from generated._runtime.transports.http.client import connect_http_auto
 from generated._runtime.transports.stdio import spawn_server
 from tests.support.era_support import EraClient, HandshakeClient
 from tests.support.process_support import http_process
+from tests.support.sdk_support import sdk_client
 
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
@@ -39,16 +39,10 @@ SDK_SERVER = [str(ROOT / "tests" / "support" / "era_sdk_server.py")]
 async def elicit(
     context: ClientRequestContext, params: types.ElicitRequestParams
 ) -> types.ElicitResult:
+    """Answer an elicitation as Ada."""
     return types.ElicitResult(
         action="accept", content={"name": "Ada", "context": "ctx", "ok": True}
     )
-
-
-async def sample(
-    context: ClientRequestContext, params: types.CreateMessageRequestParams
-) -> types.CreateMessageResult:
-    text = types.TextContent(type="text", text="Paris")
-    return types.CreateMessageResult(role="assistant", content=text, model="sdk-model")
 
 
 def _text(result: Any) -> str:
@@ -62,22 +56,13 @@ def http_server(args: list[str]) -> contextlib.AbstractContextManager[str]:
     return http_process(lambda port: [*args, str(port)])
 
 
-@contextlib.asynccontextmanager
-async def sdk(server: Any, mode: str) -> AsyncIterator[Client]:
-    async with Client(
-        server,
-        mode=mode,  # type: ignore[arg-type]
-        read_timeout_seconds=30,
-        elicitation_callback=elicit,
-        sampling_callback=sample,
-        cache=None,
-        client_info=types.Implementation(name="sdk-era-client", version="1"),
-    ) as client:
-        yield client
+def sdk(server: Any, mode: str) -> contextlib.AbstractAsyncContextManager[Client]:
+    """The SDK's client of ``server`` in ``mode``, answering elicitation as Ada."""
+    return sdk_client(server, mode, name="sdk-era-client", elicit=elicit)
 
 
-async def exercise_modern(client: Client, probed: bool = True) -> None:
-    """What every modern SDK connection to our fixture checks (pinned mode does not probe)."""
+async def exercise_stateless(client: Client, probed: bool = True) -> None:
+    """What every stateless SDK connection to our fixture checks (pinned mode does not probe)."""
     assert client.protocol_version == "2026-07-28"
     if probed:
         assert client.server_info is not None
@@ -119,13 +104,13 @@ async def test_sdk_auto_client_against_our_stdio_server() -> None:
         StdioServerParameters(command=sys.executable, args=[*FIXTURE, "stdio"], cwd=str(ROOT)),
         "auto",
     ) as client:
-        await exercise_modern(client)
+        await exercise_stateless(client)
 
 
 async def test_sdk_pinned_and_handshake_clients_against_one_http_server() -> None:
     with http_server(FIXTURE) as url:
         async with sdk(url, "2026-07-28") as client:
-            await exercise_modern(client, probed=False)
+            await exercise_stateless(client, probed=False)
         async with sdk(url, "legacy") as handshake:
             assert handshake.protocol_version == "2025-11-25"
             simple = await handshake.call_tool("test_simple_text", {})
