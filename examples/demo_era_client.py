@@ -56,7 +56,7 @@ class DemoHandshakeClient(HandshakeEraClient):
 
 
 async def run(client: Any) -> None:
-    """The modern steps against a connected client."""
+    """The 2026-07-28 steps against a connected client."""
     check(client.protocol_version == "2026-07-28", f"auto mode chose {client.protocol_version}")
     names = [tool.name for tool in (await client.list_tools()).tools]
     check(names[:2] == ["add_tool", "sign_guestbook"], f"tools/list: {names}")

@@ -6,7 +6,7 @@ each tied to its ``TaskRecord`` in a ``TaskStore``; the status moves (the spec's
 ``core/tasks.py``), each saved and then announced through a callback the era supplies; the
 outcome of a handler (a result, a JSON-RPC error, a crash, a cancellation) recorded on its
 task; and cancellation. The eras differ only in what they put on the wire around it
-(``tasks.py``: ``tasks/result``, ``notifications/tasks/status``; ``modern_tasks.py``:
+(``tasks.py``: ``tasks/result``, ``notifications/tasks/status``; ``stateless_tasks.py``:
 ``tasks/get`` with the outcome inlined, ``tasks/update``, ``notifications/tasks``).
 """
 

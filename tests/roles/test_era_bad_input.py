@@ -2,7 +2,7 @@
 
 The stateless era reads each message generically (no session core in front of it), so the
 UTF-8, nesting and junk checks must hold there too: over stdio (one process, both eras) and
-over HTTP (a modern ``MCP-Protocol-Version``). Each frame is answered with its error and the
+over HTTP (a 2026-07-28 ``MCP-Protocol-Version``). Each frame is answered with its error and the
 server still answers ``server/discover`` afterwards. An id that is no string or integer (#16)
 is -32600 with id null in every era, on stdio servers of each kind and over HTTP.
 """
@@ -51,7 +51,7 @@ def discover(id_: Any) -> dict[str, Any]:
 
 
 async def test_dual_era_stdio_server_answers_bad_frames_and_keeps_serving() -> None:
-    """Each bad frame gets its error (id null); the modern era still answers after each."""
+    """Each bad frame gets its error (id null); the stateless era still answers after each."""
     transport = await spawn_server(
         sys.executable, ["-m", "tests.support.era_fixture_server", "stdio"], cwd=str(ROOT)
     )
@@ -69,7 +69,7 @@ async def test_dual_era_stdio_server_answers_bad_frames_and_keeps_serving() -> N
 
 
 async def test_stateless_http_posts_of_bad_bodies_get_400_and_the_server_keeps_serving() -> None:
-    """A modern POST of each bad body: 400 with the JSON-RPC error, never a 500 or a hang."""
+    """A stateless POST of each bad body: 400 with the JSON-RPC error, never a 500 or a hang."""
     async with (
         serve([FixtureServer(), EchoHandshake()]) as (_, url),
         httpx.AsyncClient(base_url=url, timeout=STEP_S) as http,
@@ -156,7 +156,7 @@ async def test_stdio_servers_refuse_ids_of_other_types_and_keep_serving(kind: st
 
 
 async def test_http_refuses_ids_of_other_types_in_both_eras() -> None:
-    """A modern POST and a POST in an initialize-era session: 400, -32600, id null, no crash."""
+    """A stateless POST and a POST in an initialize-era session: 400, -32600, id null, no crash."""
     async with (
         serve([FixtureServer(), EchoHandshake()]) as (_, url),
         httpx.AsyncClient(base_url=url, timeout=STEP_S) as http,
@@ -165,9 +165,9 @@ async def test_http_refuses_ids_of_other_types_in_both_eras() -> None:
         await handshake.start("2025-11-25")
         for bad in BAD_IDS:
             body = json.dumps(discover(bad))
-            modern = await http.post("/mcp", content=body, headers=headers("server/discover"))
-            assert modern.status_code == 400, (bad, modern.status_code, modern.text)
-            assert refused_for_its_id(modern.json()), (bad, modern.text)
+            stateless = await http.post("/mcp", content=body, headers=headers("server/discover"))
+            assert stateless.status_code == 400, (bad, stateless.status_code, stateless.text)
+            assert refused_for_its_id(stateless.json()), (bad, stateless.text)
             old = await handshake.post(ping(bad), mcp_protocol_version="2025-11-25")
             assert old.status_code == 400, (bad, old.status_code, old.text)
             assert refused_for_its_id(old.json()), (bad, old.text)

@@ -187,7 +187,7 @@ async def test_no_handshake_client_means_the_probe_error_surfaces() -> None:
 
 
 def refusing(status: int | None, inner: Any) -> Any:
-    """An ASGI app answering the modern probe with ``status`` and a non-JSON-RPC body.
+    """An ASGI app answering the ``server/discover`` probe with ``status`` and a non-JSON-RPC body.
 
     ``None``: never answer it (an HTTP+SSE endpoint that holds the POST open).
     """

@@ -18,12 +18,12 @@ from generated.converters import ORDER, every_revision
 from generated.v2025_06_18 import Server as Server0618
 from generated.v2025_11_25 import Server, ServerContext
 from generated.v2025_11_25 import types as t
-from generated.v2026_07_28 import Server as ServerModern
+from generated.v2026_07_28 import Server as Server0728
 from generated.v2026_07_28 import types as tm
 from tests.support.http_support import bounded
 from tests.support.runtime_support import RawPeer, serving
 
-MODERN = "2026-07-28"
+STATELESS = "2026-07-28"
 INPUT_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
@@ -68,10 +68,10 @@ class SchemaServer(Server):
         raise AssertionError(f"unexpected completion/complete: {params!r}")
 
 
-def modern_meta() -> dict[str, Any]:
+def stateless_meta() -> dict[str, Any]:
     """The ``_meta`` every 2026-07-28 request carries."""
     return {
-        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/protocolVersion": STATELESS,
         "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
     }
@@ -79,8 +79,8 @@ def modern_meta() -> dict[str, Any]:
 
 async def call(peer: RawPeer, revision: str, method: str, params: dict[str, Any]) -> Any:
     """One request of ``revision``: after the handshake, or stateless with its ``_meta``."""
-    if revision == MODERN:
-        return await peer.call(1, method, {**params, "_meta": modern_meta()})
+    if revision == STATELESS:
+        return await peer.call(1, method, {**params, "_meta": stateless_meta()})
     await peer.initialize(revision)
     return await peer.call(1, method, params)
 
@@ -132,7 +132,7 @@ async def test_params_that_do_not_convert_are_invalid_params() -> None:
     assert "completion/complete params" in message and "$.ref.type" in message, message
 
 
-class StatelessEcho(ServerModern):
+class StatelessEcho(Server0728):
     """A 2026-07-28 server whose tool answers with the ``_meta`` its handler was given."""
 
     name = "stateless-echo"
@@ -157,6 +157,6 @@ async def test_a_session_request_with_meta_reaches_a_stateless_server(revision: 
     assert "result" in reply, reply
     seen = json.loads(reply["result"]["content"][0]["text"])
     assert seen["progressToken"] == 7 and seen["example.com/trace"] == "t-1"
-    assert seen["io.modelcontextprotocol/protocolVersion"] == MODERN
+    assert seen["io.modelcontextprotocol/protocolVersion"] == STATELESS
     assert seen["io.modelcontextprotocol/clientCapabilities"] == {"roots": {}}
     assert seen["io.modelcontextprotocol/clientInfo"] == {"name": "raw", "version": "0"}

@@ -667,42 +667,42 @@ class FixtureHandshake(HandshakeServerBase):
     name = "mcpgen-conformance-fixture"
     version = "1.0.0"
     list_changed = frozenset({"tools", "prompts"})
-    modern = FixtureServer()
+    stateless = FixtureServer()
 
     async def list_tools(self, params: Any, ctx: HandshakeContext) -> t25.ListToolsResult:
-        return in_era(await self.modern.list_tools(params, ctx), t25.ListToolsResult)
+        return in_era(await self.stateless.list_tools(params, ctx), t25.ListToolsResult)
 
     async def call_tool(
         self, params: t25.CallToolRequestParams, ctx: HandshakeContext
     ) -> t25.CallToolResult:
-        return in_era(await self.modern.call_tool(params, ctx), t25.CallToolResult)
+        return in_era(await self.stateless.call_tool(params, ctx), t25.CallToolResult)
 
     async def list_prompts(self, params: Any, ctx: HandshakeContext) -> t25.ListPromptsResult:
-        return in_era(await self.modern.list_prompts(params, ctx), t25.ListPromptsResult)
+        return in_era(await self.stateless.list_prompts(params, ctx), t25.ListPromptsResult)
 
     async def get_prompt(
         self, params: t25.GetPromptRequestParams, ctx: HandshakeContext
     ) -> t25.GetPromptResult:
-        return in_era(await self.modern.get_prompt(params, ctx), t25.GetPromptResult)
+        return in_era(await self.stateless.get_prompt(params, ctx), t25.GetPromptResult)
 
     async def list_resources(self, params: Any, ctx: HandshakeContext) -> t25.ListResourcesResult:
-        return in_era(await self.modern.list_resources(params, ctx), t25.ListResourcesResult)
+        return in_era(await self.stateless.list_resources(params, ctx), t25.ListResourcesResult)
 
     async def list_resource_templates(
         self, params: Any, ctx: HandshakeContext
     ) -> t25.ListResourceTemplatesResult:
-        result = await self.modern.list_resource_templates(params, ctx)
+        result = await self.stateless.list_resource_templates(params, ctx)
         return in_era(result, t25.ListResourceTemplatesResult)
 
     async def read_resource(
         self, params: t25.ReadResourceRequestParams, ctx: HandshakeContext
     ) -> t25.ReadResourceResult:
-        return in_era(await self.modern.read_resource(params, ctx), t25.ReadResourceResult)
+        return in_era(await self.stateless.read_resource(params, ctx), t25.ReadResourceResult)
 
     async def complete(
         self, params: t25.CompleteRequestParams, ctx: HandshakeContext
     ) -> t25.CompleteResult:
-        return in_era(await self.modern.complete(params, ctx), t25.CompleteResult)
+        return in_era(await self.stateless.complete(params, ctx), t25.CompleteResult)
 
     async def subscribe(
         self, params: t25.SubscribeRequestParams, ctx: HandshakeContext
