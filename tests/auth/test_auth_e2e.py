@@ -134,7 +134,7 @@ async def test_discovery_registration_code_token_call(stateless: bool, introspec
         browser = Browser()
         oauth = OAuthClient(redirect_handler=browser, client_name="e2e")
         client = Client(name="e2e", version="1")
-        await asyncio.wait_for(connect_http(client, s.mcp_url, auth=oauth), 20)
+        await asyncio.wait_for(connect_http(client, s.mcp_url, auth=oauth), 30)
         try:
             assert await whoami(client) == "alice mcp:read"
         finally:

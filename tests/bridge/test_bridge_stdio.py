@@ -188,7 +188,7 @@ async def test_our_auto_client_through_the_bridge_to_a_handshake_only_server() -
     client = await connect_auto(EraClient(), [HandshakeClient()], spawn)
     try:
         assert isinstance(client, EraClient) and client.protocol_version == "2026-07-28"
-        booked = await asyncio.wait_for(client.call_tool(name="book_table"), 20)
+        booked = await asyncio.wait_for(client.call_tool(name="book_table"), 30)
         assert text(booked).startswith("booked a table for"), booked
         assert client.asked == ["elicitation/create"]
     finally:

@@ -95,7 +95,7 @@ async def exercise_stateless(client: Client, probed: bool = True) -> None:
     assert done.completion.values == ["paris", "park", "party"]
     async with client.listen(tools_list_changed=True) as sub:
         await client.call_tool("test_trigger_tool_change", {})
-        event = await asyncio.wait_for(sub.__anext__(), 10)
+        event = await asyncio.wait_for(sub.__anext__(), 30)
         assert "tools" in type(event).__name__.lower() or "ToolList" in repr(event)
 
 

@@ -115,7 +115,7 @@ class SdkConnection:
         """Leave the client's context (closes the server's stdin; it exits)."""
         self._stop.set()
         if self._task is not None:
-            await asyncio.wait_for(asyncio.gather(self._task, return_exceptions=True), 15)
+            await asyncio.wait_for(asyncio.gather(self._task, return_exceptions=True), 30)
 
     async def status(self) -> tuple[str, int]:
         """The state of the server's last ``slow`` call and its cancellation count."""

@@ -34,10 +34,10 @@ async def ts_server() -> AsyncIterator[tuple[Client, Recorder]]:
     wire = Recorder(transport)
     client = Client(timeout=30)
     try:
-        await asyncio.wait_for(client.connect(wire), 20)
+        await asyncio.wait_for(client.connect(wire), 30)
         yield client, wire
     finally:
-        await asyncio.wait_for(client.close(), 10)
+        await asyncio.wait_for(client.close(), 30)
 
 
 async def test_task_call_poll_and_typed_result_against_the_ts_sdk() -> None:

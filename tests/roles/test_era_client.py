@@ -150,7 +150,7 @@ async def test_listen_delivers_only_opted_in_types_with_the_subscription_id() ->
         await asyncio.wait_for(acked.wait(), 30)
         await client.call_tool(name="test_trigger_prompt_change")
         await client.call_tool(name="test_trigger_tool_change")
-        await asyncio.wait_for(changed.wait(), 5)
+        await asyncio.wait_for(changed.wait(), 30)
         listen_id = next(f["id"] for f in end.sent if f["method"] == "subscriptions/listen")
         assert got == [
             (
@@ -182,7 +182,7 @@ async def test_listen_as_an_async_iterator() -> None:
         async with listen(client, promptsListChanged=True, toolsListChanged=True) as sub:
             assert sub.honored == {"toolsListChanged": True, "promptsListChanged": True}
             await client.call_tool(name="test_trigger_prompt_change")
-            method, params = await asyncio.wait_for(sub.__anext__(), 5)
+            method, params = await asyncio.wait_for(sub.__anext__(), 30)
         assert method == "notifications/prompts/list_changed"
         assert "io.modelcontextprotocol/subscriptionId" in params["_meta"]
         await client.close()
@@ -198,8 +198,8 @@ async def test_the_server_object_publishes_to_every_listener() -> None:
         ):
             await server.notify_resource_updated("test://static-text")
             await server.notify_tools_changed()
-            got_a = await asyncio.wait_for(a.__anext__(), 5)
-            got_b = await asyncio.wait_for(b.__anext__(), 5)
+            got_a = await asyncio.wait_for(a.__anext__(), 30)
+            got_b = await asyncio.wait_for(b.__anext__(), 30)
         assert got_a[0] == "notifications/resources/updated"
         assert got_a[1]["uri"] == "test://static-text"
         assert got_b[0] == "notifications/tools/list_changed"

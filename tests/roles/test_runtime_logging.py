@@ -57,7 +57,7 @@ async def test_http_runner_says_where_it_listens() -> None:
     )
     try:
         assert proc.stderr is not None
-        line = (await asyncio.wait_for(proc.stderr.readline(), 20)).decode()
+        line = (await asyncio.wait_for(proc.stderr.readline(), 30)).decode()
         found = re.fullmatch(
             r"INFO \S+\.transports\.http\.server: serving MCP over HTTP at "
             r"(http://127\.0\.0\.1:(\d+)/mcp) \(Ctrl\+C to stop\)\n",

@@ -54,7 +54,7 @@ class PollingServer(Server):
         await ctx.progress(1, 2)
         self.closed.append(await ctx.close_sse_stream(self.retry_ms))
         if args.get("wait", True):
-            await asyncio.wait_for(self.go_on.wait(), 10)
+            await asyncio.wait_for(self.go_on.wait(), 30)
         await ctx.progress(2, 2)
         return t.CallToolResult(content=[t.TextContent(text="polled")])
 

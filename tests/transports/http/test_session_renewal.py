@@ -52,7 +52,7 @@ async def test_a_call_made_while_the_session_is_renewed_goes_into_the_new_sessio
     await client.connect(StreamableHTTPTransport(await fake.start(), retry_delay=5.0))
     fake.session = "s-2"
     first = asyncio.create_task(client.list_tools())  # 404: starts the renewal
-    await asyncio.wait_for(fake.renewing.wait(), 5.0)
+    await asyncio.wait_for(fake.renewing.wait(), 30.0)
     second = asyncio.create_task(client.list_tools())  # made while initialize is in flight
     await asyncio.sleep(0.05)
     fake.release.set()

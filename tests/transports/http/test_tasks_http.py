@@ -29,7 +29,7 @@ async def test_task_over_http_result_waits_and_the_status_reaches_the_get_stream
             got = await client.get_task(task_id=created.task.task_id)
             assert got.status == "working"
             server.gate.set()
-            result = await asyncio.wait_for(waiting, 5)
+            result = await asyncio.wait_for(waiting, 30)
             assert result.content == [t.TextContent(text="slow")]
             assert result.meta == {RELATED: {"taskId": created.task.task_id}}
             await wait_until(lambda: bool(client.statuses))

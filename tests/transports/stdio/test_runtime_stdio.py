@@ -104,7 +104,7 @@ async def test_close_escalates_to_sigterm_when_the_server_ignores_end_of_input()
         assert process.returncode == -signal.SIGTERM
         assert SHUTDOWN_GRACE_S - 0.5 <= elapsed < 2 * SHUTDOWN_GRACE_S
         with pytest.raises(ConnectionClosed):
-            await asyncio.wait_for(pending, 1)
+            await asyncio.wait_for(pending, START_S)
 
 
 async def test_stray_print_in_a_handler_does_not_corrupt_stdout() -> None:
