@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar, cast
 
 import msgspec
 
@@ -160,11 +160,21 @@ def implemented_capabilities(
         spec = methods[method]
         if spec.capability is None:
             continue
-        top, _, sub = spec.capability.partition(".")
-        entry = caps.setdefault(top, {})
-        if sub:
-            entry[sub] = True
+        *path, leaf = spec.capability.split(".")
+        entry = caps
+        for part in path:
+            entry = entry.setdefault(part, {})
+        if leaf not in entry:
+            entry[leaf] = True if leaf in CAPABILITY_FLAGS else {}
     return caps
+
+
+CAPABILITY_FLAGS: Final = frozenset({"listChanged", "subscribe"})
+"""The capability members every revision's schema types as booleans; every other is an object.
+
+``tasks.requests.tools.call`` is therefore declared ``{"tasks": {"requests": {"tools":
+{"call": {}}}}}``, which is what a 2025-11-25 peer validates, not ``true``.
+"""
 
 
 _ROUTES_OF_CLASS: dict[tuple[type, int], tuple[Mapping[str, str], tuple[tuple[str, str], ...]]] = {}

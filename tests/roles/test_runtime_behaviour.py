@@ -385,3 +385,34 @@ async def test_server_notification_needs_its_capability() -> None:
         with pytest.raises(CapabilityError, match=r"tools\.listChanged"):
             await contexts[0].notify_tool_list_changed()
         assert "notifications/tools/list_changed" not in methods(on_server.sent)
+
+
+def test_implemented_task_capabilities_are_objects_where_the_schema_says_so() -> None:
+    """Task handlers declare ``tasks.cancel: {}``, nested request kinds, flags stay ``true``."""
+    from generated._runtime.roles.connection import implemented_capabilities
+    from generated.v2025_11_25 import Client as TaskClient
+    from generated.v2025_11_25 import Server as TaskServer
+
+    class Cancels(TaskClient):
+        """A 2025-11-25 client that lists and cancels its own tasks."""
+
+        async def on_cancel_task(self, params: Any) -> Any:
+            """Never called: only its presence counts."""
+            raise NotImplementedError
+
+        async def on_list_tasks(self, params: Any) -> Any:
+            """Never called: only its presence counts."""
+            raise NotImplementedError
+
+    caps = implemented_capabilities(Cancels(name="c"), Cancels.ROUTES, Cancels.METHODS)
+    assert caps["tasks"] == {"cancel": {}, "list": {}}
+
+    class Subscribes(TaskServer):
+        """A server that takes resource subscriptions."""
+
+        async def subscribe(self, params: Any) -> Any:
+            """Never called: only its presence counts."""
+            raise NotImplementedError
+
+    caps = implemented_capabilities(Subscribes(), Subscribes.ROUTES, Subscribes.METHODS)
+    assert caps["resources"] == {"subscribe": True}
