@@ -389,18 +389,24 @@ async def test_server_notification_needs_its_capability() -> None:
 
 def test_implemented_task_capabilities_are_objects_where_the_schema_says_so() -> None:
     """Task handlers declare ``tasks.cancel: {}``, nested request kinds, flags stay ``true``."""
-    from generated._runtime.roles.connection import implemented_capabilities
+    from generated._runtime.roles.connection import RequestContext, implemented_capabilities
     from generated.v2025_11_25 import Client as TaskClient
     from generated.v2025_11_25 import Server as TaskServer
+    from generated.v2025_11_25 import ServerContext as ServerContext11
+    from generated.v2025_11_25 import types as t11
 
     class Cancels(TaskClient):
         """A 2025-11-25 client that lists and cancels its own tasks."""
 
-        async def on_cancel_task(self, params: Any) -> Any:
+        async def on_cancel_task(
+            self, params: t11.CancelTaskRequestParams, ctx: RequestContext
+        ) -> t11.CancelTaskResult:
             """Never called: only its presence counts."""
             raise NotImplementedError
 
-        async def on_list_tasks(self, params: Any) -> Any:
+        async def on_list_tasks(
+            self, params: t11.PaginatedRequestParams | None, ctx: RequestContext
+        ) -> t11.ListTasksResult:
             """Never called: only its presence counts."""
             raise NotImplementedError
 
@@ -410,7 +416,9 @@ def test_implemented_task_capabilities_are_objects_where_the_schema_says_so() ->
     class Subscribes(TaskServer):
         """A server that takes resource subscriptions."""
 
-        async def subscribe(self, params: Any) -> Any:
+        async def subscribe(
+            self, params: t11.SubscribeRequestParams, ctx: ServerContext11
+        ) -> t11.EmptyResult:
             """Never called: only its presence counts."""
             raise NotImplementedError
 
