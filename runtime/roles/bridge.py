@@ -32,7 +32,7 @@ from ..core.meta import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, MET
 from ..core.methods import MethodSpec
 from ..core.wire import as_object
 from .adapt import Steps, adapt_server
-from .bridge_listen import UpstreamListen, UpstreamSubscriptions
+from .bridge_listen import SessionSubscriptions, UpstreamListen, UpstreamSubscriptions
 from .client import ClientBase
 from .connection import implemented_handlers
 from .dispatch import Handler
@@ -181,6 +181,8 @@ class Bridge:
         """The downstream requests being forwarded, oldest first."""
         self._seen: dict[int, ServerContext] = {}
         self._listen: UpstreamListen | None = None
+        self._sessions: SessionSubscriptions | None = None
+        """A handshake upstream's subscriptions by downstream session (``resources/subscribe``)."""
         self._upstream: ClientBase[Any] | None = None
         self.served: list[ServerBase] = []
         """The server of the upstream's revision and its adapters: what to serve downstream."""
@@ -196,28 +198,39 @@ class Bridge:
         """Take the connected upstream client; return the servers to serve downstream."""
         self._upstream = upstream
         server = self._server()
+        subscribe = _flag(upstream.their_capabilities.get("resources"), "subscribe")
+        counted = self._counted_upstream() if upstream.stateless is None and subscribe else None
+        if counted is not None:  # sessions subscribe on the count (before the adapters copy)
+            self._sessions = SessionSubscriptions(counted)
+            self._subscriptions(server)
         adapted = adapt_server(
             server, self.revisions.servers, self.revisions.steps, self.revisions.order
         )
         self.served = [server, *adapted]
-        subscribe = _flag(upstream.their_capabilities.get("resources"), "subscribe")
         if upstream.stateless is not None and subscribe:
             server.resource_subscriptions = True  # type: ignore[attr-defined]
             for adapter in adapted:  # a session subscribes; the upstream has listen streams
                 self._subscriptions(adapter)
-        elif subscribe:  # a listen stream's URIs are subscribed to upstream while it is open
-            self._subscribe_upstream([s for s in adapted if not s.FACTS.handshake])
+        elif counted is not None:  # a listen stream's URIs are subscribed to while it is open
+            self._subscribe_upstream(counted, [s for s in adapted if not s.FACTS.handshake])
         return self.served
 
-    def _subscribe_upstream(self, stateless: list[ServerBase]) -> None:
+    def _subscribe_upstream(
+        self, counted: UpstreamSubscriptions, stateless: list[ServerBase]
+    ) -> None:
         """Subscribe a handshake upstream to the URIs the ``stateless`` servers' streams want."""
         from .stateless import StatelessServer
 
+        for server in stateless:
+            counted.wrap(StatelessServer.of(server).listeners)
+
+    def _counted_upstream(self) -> UpstreamSubscriptions | None:
+        """A handshake upstream's ``resources/subscribe``, counted across downstream clients."""
         upstream = self.upstream
         subscribe = upstream.METHODS.get("resources/subscribe")
         unsubscribe = upstream.METHODS.get("resources/unsubscribe")
         if subscribe is None or unsubscribe is None:
-            return
+            return None
 
         async def on(uri: str) -> None:
             await upstream.request(subscribe, {"uri": uri})
@@ -225,12 +238,11 @@ class Bridge:
         async def off(uri: str) -> None:
             await upstream.request(unsubscribe, {"uri": uri})
 
-        subscriptions = UpstreamSubscriptions(on, off)
-        for server in stateless:
-            subscriptions.wrap(StatelessServer.of(server).listeners)
+        return UpstreamSubscriptions(on, off)
 
     def _subscriptions(self, server: ServerBase) -> None:
-        """Answer ``resources/subscribe``/``unsubscribe`` with the upstream listen stream."""
+        """Answer a session's ``resources/subscribe``/``unsubscribe``: with the upstream listen
+        stream (a stateless upstream), or counted per URI (a handshake upstream)."""
         subscribe = server.ROUTES.get("resources/subscribe")
         unsubscribe = server.ROUTES.get("resources/unsubscribe")
         if not server.FACTS.handshake or subscribe is None or unsubscribe is None:
@@ -238,14 +250,19 @@ class Bridge:
 
         async def on_subscribe(params: Any, ctx: ServerContext) -> dict[str, Any]:
             self._note(ctx)
+            uri = str(getattr(params, "uri", ""))
             if self._listen is not None:
-                await self._listen.subscribe(id(ctx.connection), str(getattr(params, "uri", "")))
+                await self._listen.subscribe(id(ctx.connection), uri)
+            elif self._sessions is not None:
+                await self._sessions.subscribe(id(ctx.connection), ctx.connection, uri)
             return {}
 
         async def on_unsubscribe(params: Any, ctx: ServerContext) -> dict[str, Any]:
+            uri = str(getattr(params, "uri", ""))
             if self._listen is not None:
-                uri = str(getattr(params, "uri", ""))
                 await self._listen.unsubscribe(id(ctx.connection), uri)
+            elif self._sessions is not None:
+                await self._sessions.unsubscribe(id(ctx.connection), uri)
             return {}
 
         setattr(server, subscribe, on_subscribe)
@@ -398,6 +415,8 @@ class Bridge:
         only: list[int] | None = None
         if method == "notifications/resources/updated" and self._listen is not None:
             only = self._listen.subscribers(str(_field(params, "uri")))
+        elif method == "notifications/resources/updated" and self._sessions is not None:
+            only = self._sessions.subscribers(str(_field(params, "uri")))
         for key, seen in list(self._seen.items()):
             if only is not None and key not in only:
                 continue
@@ -427,6 +446,8 @@ class Bridge:
         """Stop the listen stream and close the upstream connection."""
         if self._listen is not None:
             await self._listen.close()
+        if self._sessions is not None:
+            await self._sessions.close()
         if self._upstream is not None:
             await self._upstream.close()
 
