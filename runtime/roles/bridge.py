@@ -371,7 +371,7 @@ class Bridge:
         """Make ``client``'s handlers ask the downstream client (every request it may get)."""
         for method, attr in client.ROUTES.items():
             spec = client.METHODS.get(method)
-            if spec is not None and method not in OWN_METHODS:
+            if spec is not None and method not in OWN_METHODS and not _tasks(spec):
                 setattr(client, attr, self._question(spec))
         client.handlers = implemented_handlers(client, client.ROUTES)
         client.on_notification = self.upstream_notification  # type: ignore[method-assign]
@@ -484,6 +484,12 @@ def _declared(capabilities: Mapping[str, Any], capability: str | None) -> bool:
     if top == "tasks" or top not in capabilities:
         return False
     return not sub or _flag(capabilities[top], sub)
+
+
+def _tasks(spec: MethodSpec[Any, Any]) -> bool:
+    """Whether ``spec`` is one of the requestor's side of tasks (``tasks/*`` on a receiver):
+    the bridge's clients run no tasks of the upstream's, so declare none."""
+    return (spec.capability or "").startswith("tasks") or spec.method.startswith("tasks/")
 
 
 def _progress(call: _Call) -> Callable[[Any], None]:
