@@ -119,6 +119,24 @@ def _address(value: str) -> tuple[str, int]:
     "for every grant (a workload identity token the platform renews).",
 )
 @click.option("--oauth-scope", metavar="SCOPE", help="The scopes to ask for (space-separated).")
+@click.option(
+    "--max-frame",
+    type=click.IntRange(min=1),
+    metavar="BYTES",
+    help="The largest frame a client may send: a stdio line, an HTTP body.",
+)
+@click.option(
+    "--max-depth",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="The deepest nesting of arrays and objects a client's frame may have (128).",
+)
+@click.option(
+    "--max-stream-bytes",
+    type=click.IntRange(min=1),
+    metavar="BYTES",
+    help="With --http: the most bytes buffered for one stream a client reads too slowly.",
+)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def bridge_command(
     url: str | None,
@@ -128,6 +146,9 @@ def bridge_command(
     oauth_client_secret: str | None,
     oauth_assertion_file: str | None,
     oauth_scope: str | None,
+    max_frame: int | None,
+    max_depth: int | None,
+    max_stream_bytes: int | None,
     command: tuple[str, ...],
 ) -> None:
     """Bridge an MCP client to a server of any protocol revision.
@@ -137,6 +158,8 @@ def bridge_command(
     """
     if (url is None) == (not command):
         raise click.UsageError("give the upstream server as a COMMAND (after --) or --url")
+    if max_stream_bytes is not None and http is None:
+        raise click.UsageError("--max-stream-bytes is for a downstream served with --http")
     grant = Grant(oauth_client_id, oauth_client_secret, oauth_assertion_file, oauth_scope)
     grant.check(url)
     logging.basicConfig(
@@ -149,10 +172,12 @@ def bridge_command(
     run = importlib.import_module(f"{bindings}._runtime.roles.bridge_run")
     auth = grant.client(importlib.import_module(f"{bindings}._runtime.auth"))
     upstream = run.Upstream(command=command, url=url, auth=auth)
-    downstream = run.Downstream()
+    bounds = {"max_frame": max_frame, "max_depth": max_depth, "max_stream_bytes": max_stream_bytes}
+    downstream = run.Downstream(**bounds)
     if http is not None:
         host, port = _address(http)
-        downstream = run.Downstream(host=host, port=port, bearer=os.environ.get(TOKEN_ENV) or None)
+        bearer = os.environ.get(TOKEN_ENV) or None
+        downstream = run.Downstream(host=host, port=port, bearer=bearer, **bounds)
     with contextlib.suppress(KeyboardInterrupt):
         try:
             asyncio.run(run.run_bridge(revisions, upstream, downstream))
