@@ -155,8 +155,11 @@ def _bearer_check(token: str) -> Any:
     return authenticate
 
 
-async def _serve_downstream(bridge: Bridge, downstream: Downstream) -> None:
-    """Serve the bridge until the downstream side goes away (stdio) or for ever (HTTP)."""
+async def _serve_downstream(
+    bridge: Bridge, downstream: Downstream, stop: asyncio.Event | None = None
+) -> None:
+    """Serve the bridge until the downstream side goes away (stdio), or for ever (HTTP)
+    unless ``stop`` is set (then its sessions are ended and the server stops gracefully)."""
     depth = downstream.max_depth
     if downstream.host is None:
         frame = {} if downstream.max_frame is None else {"max_frame": downstream.max_frame}
@@ -173,7 +176,7 @@ async def _serve_downstream(bridge: Bridge, downstream: Downstream) -> None:
     options = dataclasses.replace(options, **{k: v for k, v in bounds.items() if v is not None})
     if downstream.bearer is not None:
         options.authenticate = _bearer_check(downstream.bearer)
-    await serve_http(bridge.served, downstream.host, downstream.port, options)
+    await serve_http(bridge.served, downstream.host, downstream.port, options, stop=stop)
 
 
 async def run_bridge(
@@ -200,12 +203,15 @@ async def run_bridge(
     LOG.debug("upstream %s speaks %s", upstream.describe(), client.protocol_version)
     try:
         await bridge.start()
-        served = asyncio.create_task(_serve_downstream(bridge, where))
+        stop = asyncio.Event()
+        served = asyncio.create_task(_serve_downstream(bridge, where, stop))
         gone = asyncio.create_task(client.wait_closed())
         done, _ = await asyncio.wait((served, gone), return_when=asyncio.FIRST_COMPLETED)
         lost = gone in done and not served.done()
         if lost:  # the requests in flight fail at once: let their error answers go out
             await bridge.settle(SETTLE_S)
+            stop.set()  # over HTTP: the server ends its sessions and stops (no task cancelled)
+            await asyncio.wait((served,), timeout=SETTLE_S)
         for task in (served, gone):
             task.cancel()
         await asyncio.gather(served, gone, return_exceptions=True)
