@@ -23,11 +23,17 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import msgspec
 
-from ..core.errors import INTERNAL_ERROR, ConnectionClosed, MCPError, RoundTripSignal
+from ..core.errors import (
+    INTERNAL_ERROR,
+    METHOD_NOT_FOUND,
+    ConnectionClosed,
+    MCPError,
+    RoundTripSignal,
+)
 from ..core.meta import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION
 from ..core.methods import MethodSpec
 from ..core.wire import as_object
@@ -206,6 +212,8 @@ class Bridge:
         adapted = adapt_server(
             server, self.revisions.servers, self.revisions.steps, self.revisions.order
         )
+        for adapter in adapted:
+            _refuse_tasks(adapter, upstream.protocol_version)
         self.served = [server, *adapted]
         if upstream.stateless is not None and subscribe:
             server.resource_subscriptions = True  # type: ignore[attr-defined]
@@ -284,6 +292,9 @@ class Bridge:
             top for top in LISTEN_FILTERS if _flag(theirs.get(top), "listChanged")
         )
         server.logging = "logging" in theirs  # type: ignore[misc]
+        if isinstance(theirs.get("tasks"), dict):  # forwarded: declared as the upstream does
+            own = server.capabilities
+            server.capabilities = lambda: {**own(), "tasks": theirs["tasks"]}  # type: ignore[method-assign]
         for method, attr in cls.ROUTES.items():
             spec = cls.METHODS[method]
             if method in OWN_METHODS or not _declared(theirs, spec.capability):
@@ -310,6 +321,7 @@ class Bridge:
         if ctx.incoming.progress_token is not None:
             progress = _progress(call)
         forwarded = outgoing(params)
+        spec = self._as_task(spec, params)
         if self.upstream.stateless is not None:  # each request says what its client can answer
             forwarded = _with_capabilities(forwarded, self._capabilities(ctx))
         token = _CALL.set(call)
@@ -329,6 +341,18 @@ class Bridge:
             if not sent.done():  # cancelled downstream, or the round ended: cancel upstream
                 sent.cancel()
                 await asyncio.gather(sent, return_exceptions=True)
+
+    def _as_task(self, spec: MethodSpec[Any, Any], params: Any) -> MethodSpec[Any, Any]:
+        """``spec`` as a task when ``params`` ask for one (``task``) and the upstream runs it
+        as one; refused by name when it does not (the task is never dropped)."""
+        if _task(params) is None:
+            return spec
+        as_task = self.upstream.TASKS.get(spec.method)
+        theirs = self.upstream.their_capabilities
+        if as_task is None or not _declared(theirs, as_task.capability):
+            where = f"the upstream server ({self.upstream.protocol_version})"
+            raise task_refused(spec.method, where)
+        return as_task
 
     def _capabilities(self, ctx: ServerContext) -> dict[str, Any]:
         """What the downstream client can answer, of what the upstream client declares."""
@@ -477,13 +501,55 @@ def _flag(value: object, key: str) -> bool:
 
 
 def _declared(capabilities: Mapping[str, Any], capability: str | None) -> bool:
-    """Whether the upstream declared ``capability`` (``resources.subscribe``: the sub-flag)."""
+    """Whether the upstream declared ``capability``: each part of its dotted path present,
+    as ``true`` (``resources.subscribe``) or an object (``tasks.requests.tools.call``)."""
     if capability is None:
         return True
-    top, _, sub = capability.partition(".")
-    if top == "tasks" or top not in capabilities:
-        return False
-    return not sub or _flag(capabilities[top], sub)
+    value: Any = capabilities
+    for part in capability.split("."):
+        if not isinstance(value, Mapping):
+            return False
+        value = cast(Mapping[str, Any], value).get(part)
+        if value is None or value is False:
+            return False
+    return True
+
+
+def _task(params: Any) -> Any:
+    """The ``task`` a request's params ask for (None: none)."""
+    if isinstance(params, msgspec.Struct) and "task" in params.__struct_fields__:
+        task = getattr(params, "task")  # noqa: B009 (a field of some params Structs)
+        return None if task is msgspec.UNSET else task
+    found = as_object(params)
+    return None if found is None else found.get("task")
+
+
+def task_refused(method: str, who: str) -> MCPError:
+    """The error for a task-augmented request that cannot be forwarded as a task."""
+    return MCPError(
+        METHOD_NOT_FOUND, f"{method} as a task: {who} does not run it as one through the bridge"
+    )
+
+
+def _refuse_tasks(adapter: ServerBase, upstream: str) -> None:
+    """Make ``adapter`` refuse task-augmented requests: across revisions the task would be
+    lost in the conversion, so it is refused by name instead."""
+    for method in adapter.TASKS:
+        attr = adapter.ROUTES.get(method)
+        handler = None if attr is None else adapter.__dict__.get(attr)
+        if attr is None or handler is None:
+            continue
+
+        def refusing(inner: Handler, method: str = method) -> Handler:
+            async def handle(params: Any, ctx: ServerContext) -> Any:
+                if _task(params) is not None:
+                    version = adapter.PROTOCOL_VERSION
+                    raise task_refused(method, f"a {version} client to a {upstream} server")
+                return await inner(params, ctx)
+
+            return handle
+
+        setattr(adapter, attr, refusing(handler))
 
 
 def _tasks(spec: MethodSpec[Any, Any]) -> bool:
