@@ -41,6 +41,8 @@ class Grant:
         """Refuse options that cannot go together (a usage error, not ignored)."""
         if self.client_secret and not self.client_id:
             raise click.UsageError("an OAuth client secret needs --oauth-client-id")
+        if self.scope and not (self.client_id or self.assertion_file):
+            raise click.UsageError("--oauth-scope needs --oauth-client-id or an assertion file")
         if (self.client_id or self.assertion_file) and url is None:
             raise click.UsageError("the --oauth-* options are for an upstream given by --url")
 

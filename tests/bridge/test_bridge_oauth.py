@@ -135,3 +135,10 @@ def test_a_secret_needs_a_client_id() -> None:
     url = ["--url", "http://127.0.0.1:9/mcp"]
     done = CliRunner().invoke(bridge_command, url, env={"MCPGEN_BRIDGE_CLIENT_SECRET": "x"})
     assert done.exit_code == 2 and "--oauth-client-id" in done.output, done.output
+
+
+def test_a_scope_needs_a_grant() -> None:
+    """--oauth-scope alone is a usage error, not ignored."""
+    url = ["--url", "http://127.0.0.1:9/mcp", "--oauth-scope", "mcp:read"]
+    done = CliRunner().invoke(bridge_command, url)
+    assert done.exit_code == 2 and "--oauth-scope" in done.output, done.output
