@@ -23,22 +23,17 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import msgspec
 
-from ..core.errors import (
-    INTERNAL_ERROR,
-    METHOD_NOT_FOUND,
-    ConnectionClosed,
-    MCPError,
-    RoundTripSignal,
-)
+from ..core.errors import INTERNAL_ERROR, ConnectionClosed, MCPError, RoundTripSignal
 from ..core.meta import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION
 from ..core.methods import MethodSpec
 from ..core.wire import as_object
 from .adapt import Steps, adapt_server
 from .bridge_listen import SessionSubscriptions, UpstreamListen, UpstreamSubscriptions
+from .bridge_tasks import declared, refuse_tasks, task_method, task_of, task_refused
 from .client import ClientBase
 from .connection import implemented_handlers
 from .dispatch import Handler
@@ -213,7 +208,7 @@ class Bridge:
             server, self.revisions.servers, self.revisions.steps, self.revisions.order
         )
         for adapter in adapted:
-            _refuse_tasks(adapter, upstream.protocol_version)
+            refuse_tasks(adapter, upstream.protocol_version)
         self.served = [server, *adapted]
         if upstream.stateless is not None and subscribe:
             server.resource_subscriptions = True  # type: ignore[attr-defined]
@@ -297,7 +292,7 @@ class Bridge:
             server.capabilities = lambda: {**own(), "tasks": theirs["tasks"]}  # type: ignore[method-assign]
         for method, attr in cls.ROUTES.items():
             spec = cls.METHODS[method]
-            if method in OWN_METHODS or not _declared(theirs, spec.capability):
+            if method in OWN_METHODS or not declared(theirs, spec.capability):
                 continue
             target = upstream.METHODS.get(method)
             if target is not None:
@@ -345,11 +340,11 @@ class Bridge:
     def _as_task(self, spec: MethodSpec[Any, Any], params: Any) -> MethodSpec[Any, Any]:
         """``spec`` as a task when ``params`` ask for one (``task``) and the upstream runs it
         as one; refused by name when it does not (the task is never dropped)."""
-        if _task(params) is None:
+        if task_of(params) is None:
             return spec
         as_task = self.upstream.TASKS.get(spec.method)
         theirs = self.upstream.their_capabilities
-        if as_task is None or not _declared(theirs, as_task.capability):
+        if as_task is None or not declared(theirs, as_task.capability):
             where = f"the upstream server ({self.upstream.protocol_version})"
             raise task_refused(spec.method, where)
         return as_task
@@ -395,7 +390,7 @@ class Bridge:
         """Make ``client``'s handlers ask the downstream client (every request it may get)."""
         for method, attr in client.ROUTES.items():
             spec = client.METHODS.get(method)
-            if spec is not None and method not in OWN_METHODS and not _tasks(spec):
+            if spec is not None and method not in OWN_METHODS and not task_method(spec):
                 setattr(client, attr, self._question(spec))
         client.handlers = implemented_handlers(client, client.ROUTES)
         client.on_notification = self.upstream_notification  # type: ignore[method-assign]
@@ -498,64 +493,6 @@ def _field(params: object, name: str, wire: str | None = None) -> Any:
 def _flag(value: object, key: str) -> bool:
     """Whether a capability object sets ``key`` to true."""
     return isinstance(value, dict) and value.get(key) is True  # pyright: ignore[reportUnknownMemberType]
-
-
-def _declared(capabilities: Mapping[str, Any], capability: str | None) -> bool:
-    """Whether the upstream declared ``capability``: each part of its dotted path present,
-    as ``true`` (``resources.subscribe``) or an object (``tasks.requests.tools.call``)."""
-    if capability is None:
-        return True
-    value: Any = capabilities
-    for part in capability.split("."):
-        if not isinstance(value, Mapping):
-            return False
-        value = cast(Mapping[str, Any], value).get(part)
-        if value is None or value is False:
-            return False
-    return True
-
-
-def _task(params: Any) -> Any:
-    """The ``task`` a request's params ask for (None: none)."""
-    if isinstance(params, msgspec.Struct) and "task" in params.__struct_fields__:
-        task = getattr(params, "task")  # noqa: B009 (a field of some params Structs)
-        return None if task is msgspec.UNSET else task
-    found = as_object(params)
-    return None if found is None else found.get("task")
-
-
-def task_refused(method: str, who: str) -> MCPError:
-    """The error for a task-augmented request that cannot be forwarded as a task."""
-    return MCPError(
-        METHOD_NOT_FOUND, f"{method} as a task: {who} does not run it as one through the bridge"
-    )
-
-
-def _refuse_tasks(adapter: ServerBase, upstream: str) -> None:
-    """Make ``adapter`` refuse task-augmented requests: across revisions the task would be
-    lost in the conversion, so it is refused by name instead."""
-    for method in adapter.TASKS:
-        attr = adapter.ROUTES.get(method)
-        handler = None if attr is None else adapter.__dict__.get(attr)
-        if attr is None or handler is None:
-            continue
-
-        def refusing(inner: Handler, method: str = method) -> Handler:
-            async def handle(params: Any, ctx: ServerContext) -> Any:
-                if _task(params) is not None:
-                    version = adapter.PROTOCOL_VERSION
-                    raise task_refused(method, f"a {version} client to a {upstream} server")
-                return await inner(params, ctx)
-
-            return handle
-
-        setattr(adapter, attr, refusing(handler))
-
-
-def _tasks(spec: MethodSpec[Any, Any]) -> bool:
-    """Whether ``spec`` is one of the requestor's side of tasks (``tasks/*`` on a receiver):
-    the bridge's clients run no tasks of the upstream's, so declare none."""
-    return (spec.capability or "").startswith("tasks") or spec.method.startswith("tasks/")
 
 
 def _progress(call: _Call) -> Callable[[Any], None]:
