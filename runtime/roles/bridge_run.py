@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hmac
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from ..core.frame_guard import DEFAULT_MAX_DEPTH
 from ..core.transport import Transport
 from ..transports.stdio import spawn_server, stdio_server
 from .bridge import Bridge, Revisions
@@ -73,6 +75,13 @@ class Downstream:
     """The token an HTTP client must send as ``Authorization: Bearer ...`` (None: no check)."""
     options: Any = None
     """``HttpOptions`` to start from (bounds, allowed hosts ...); the bearer check is added."""
+    max_frame: int | None = None
+    """The largest frame a client may send, in bytes: a stdio line, an HTTP body (None:
+    the transport's default; beyond: refused with an error naming the limit)."""
+    max_depth: int | None = None
+    """The deepest nesting of arrays and objects accepted in a frame (None: 128)."""
+    max_stream_bytes: int | None = None
+    """Over HTTP: the most bytes buffered for one stream a client reads too slowly."""
 
     def describe(self) -> str:
         """How the downstream client reaches the bridge, for the log."""
@@ -145,17 +154,28 @@ def _bearer_check(token: str) -> Any:
     return authenticate
 
 
-async def _serve_downstream(bridge: Bridge, downstream: Downstream) -> None:
-    """Serve the bridge until the downstream side goes away (stdio) or for ever (HTTP)."""
+async def _serve_downstream(
+    bridge: Bridge, downstream: Downstream, stop: asyncio.Event | None = None
+) -> None:
+    """Serve the bridge until the downstream side goes away (stdio), or for ever (HTTP)
+    unless ``stop`` is set (then its sessions are ended and the server stops gracefully)."""
+    depth = downstream.max_depth
     if downstream.host is None:
-        await serve(await stdio_server(), bridge.served)
+        frame = {} if downstream.max_frame is None else {"max_frame": downstream.max_frame}
+        await serve(await stdio_server(**frame), bridge.served, depth or DEFAULT_MAX_DEPTH)
         return
     from ..transports.http.server import HttpOptions, serve_http
 
     options = downstream.options if downstream.options is not None else HttpOptions()
+    bounds = {
+        "max_body": downstream.max_frame,
+        "max_depth": depth,
+        "max_stream_bytes": downstream.max_stream_bytes,
+    }
+    options = dataclasses.replace(options, **{k: v for k, v in bounds.items() if v is not None})
     if downstream.bearer is not None:
         options.authenticate = _bearer_check(downstream.bearer)
-    await serve_http(bridge.served, downstream.host, downstream.port, options)
+    await serve_http(bridge.served, downstream.host, downstream.port, options, stop=stop)
 
 
 async def run_bridge(
@@ -182,12 +202,15 @@ async def run_bridge(
     LOG.debug("upstream %s speaks %s", upstream.describe(), client.protocol_version)
     try:
         await bridge.start()
-        served = asyncio.create_task(_serve_downstream(bridge, where))
+        stop = asyncio.Event()
+        served = asyncio.create_task(_serve_downstream(bridge, where, stop))
         gone = asyncio.create_task(client.wait_closed())
         done, _ = await asyncio.wait((served, gone), return_when=asyncio.FIRST_COMPLETED)
         lost = gone in done and not served.done()
         if lost:  # the requests in flight fail at once: let their error answers go out
             await bridge.settle(SETTLE_S)
+            stop.set()  # over HTTP: the server ends its sessions and stops (no task cancelled)
+            await asyncio.wait((served,), timeout=SETTLE_S)
         for task in (served, gone):
             task.cancel()
         await asyncio.gather(served, gone, return_exceptions=True)

@@ -17,6 +17,7 @@ from typing import TypeVar
 
 import msgspec
 
+from ..core.frame_guard import DEFAULT_MAX_DEPTH
 from ..core.meta import META_VERSION
 from ..core.transport import ConnectionClosed, RelatedId, Transport
 from ..core.wire import Inbound, Malformed, Outbound, as_id
@@ -55,15 +56,20 @@ def faces(servers: Sequence[S]) -> tuple[StatelessServer | None, list[S]]:
     return StatelessServer.of(stateless, [s.FACTS.version for s in handshake]), handshake
 
 
-async def serve(transport: Transport, servers: Sequence[ServerDefinition]) -> None:
-    """Serve one stream until it closes, in the era each request belongs to."""
+async def serve(
+    transport: Transport, servers: Sequence[ServerDefinition], max_depth: int = DEFAULT_MAX_DEPTH
+) -> None:
+    """Serve one stream until it closes, in the era each request belongs to.
+
+    ``max_depth``: the deepest nesting of arrays and objects accepted in a frame.
+    """
     face, handshake = faces(servers)
     if face is None:
-        await ServerConnection(handshake, transport).run()
+        await ServerConnection(handshake, transport, max_depth).run()
     elif not handshake:
-        await face.connect(transport).run()
+        await face.connect(transport, max_depth=max_depth).run()
     else:
-        await _Stream(transport, face, handshake).run()
+        await _Stream(transport, face, handshake, max_depth).run()
 
 
 class _Meta(msgspec.Struct):
@@ -131,12 +137,17 @@ class _Stream:
     """One stream serving both eras: each frame goes to the connection of its era."""
 
     def __init__(
-        self, transport: Transport, face: StatelessServer, handshake: list[ServerDefinition]
+        self,
+        transport: Transport,
+        face: StatelessServer,
+        handshake: list[ServerDefinition],
+        max_depth: int = DEFAULT_MAX_DEPTH,
     ) -> None:
         self.transport = transport
         self.handshake = handshake
+        self.max_depth = max_depth
         self.versions = frozenset(s.FACTS.version for s in handshake)
-        self.stateless: StatelessConnection = face.connect(_Inner(transport))
+        self.stateless: StatelessConnection = face.connect(_Inner(transport), max_depth=max_depth)
         self.session: ServerConnection | None = None
         """The handshake session, from the first frame routed to it (``initialize``)."""
 
@@ -181,7 +192,8 @@ class _Stream:
                     await peer.take(frame)
                     continue
                 if self.session is None:
-                    self.session = ServerConnection(self.handshake, _Inner(self.transport))
+                    inner = _Inner(self.transport)
+                    self.session = ServerConnection(self.handshake, inner, self.max_depth)
                 # Fed here, not through a queue to a task of its own: no loop turn per frame.
                 await self.session.peer.take(frame)
         finally:

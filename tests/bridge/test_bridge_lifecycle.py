@@ -15,7 +15,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 
@@ -63,8 +63,9 @@ class Downstream:
         self.process.stdin.write(json.dumps(message).encode() + b"\n")
         await self.process.stdin.drain()
 
-    async def answer(self, request_id: int) -> dict[str, Any]:
-        """Read until the response to ``request_id`` (a hang fails after the bound)."""
+    async def answer(self, request_id: int | None) -> dict[str, Any]:
+        """Read until the response to ``request_id`` (None: an error to a frame refused unread;
+        a hang fails after the bound)."""
         assert self.process.stdout is not None
         while True:
             line = await asyncio.wait_for(self.process.stdout.readline(), BOUND_S)
@@ -84,10 +85,15 @@ class Downstream:
 
 
 @contextlib.asynccontextmanager
-async def bridge() -> AsyncIterator[Downstream]:
-    """A started bridge to the upstream, initialized; both processes killed (by PID) after."""
+async def bridge(*options: str) -> AsyncGenerator[Downstream, None]:
+    """A started bridge to the upstream, initialized; both processes killed (by PID) after.
+
+    ``options``: more options of ``mcpgen bridge`` (before the upstream's command).
+    """
     process = await asyncio.create_subprocess_exec(
-        *BRIDGE,
+        *BRIDGE[:-1],
+        *options,
+        "--",
         *UPSTREAM,
         cwd=ROOT,
         stdin=asyncio.subprocess.PIPE,

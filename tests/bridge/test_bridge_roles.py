@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 import pytest
@@ -68,16 +68,17 @@ class Upstream(Server):
 
 
 @contextlib.asynccontextmanager
-async def bridged(upstream: Upstream, client: Client0618) -> AsyncIterator[Recorder]:
-    """``client`` connected through a bridge to ``upstream``; yields the upstream wire."""
+async def bridged(upstream: Any, client: Any) -> AsyncGenerator[Recorder, None]:
+    """``client`` connected through a bridge to ``upstream`` (a server of any revision, served
+    over memory, spoken to in its own revision); yields the upstream wire."""
     bridge = Bridge(BRIDGE)
     up_client, up_server = memory_pair()
     served_up = asyncio.create_task(upstream.serve(up_server))
     wire = Recorder(up_client)
-    stateless = BRIDGE.clients["2026-07-28"](name="bridge", version="1", timeout=None)
-    bridge.upstream_handlers(stateless)
-    await stateless.connect_stateless(wire)
-    bridge.attach(stateless)
+    ours = BRIDGE.clients[upstream.PROTOCOL_VERSION](name="bridge", version="1", timeout=None)
+    bridge.upstream_handlers(ours)
+    await ours.connect(wire)
+    bridge.attach(ours)
     await bridge.start()
     down_client, down_server = memory_pair()
     served_down = asyncio.create_task(serve(down_server, bridge.served))

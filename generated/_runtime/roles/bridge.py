@@ -33,7 +33,8 @@ from ..core.meta import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, MET
 from ..core.methods import MethodSpec
 from ..core.wire import as_object
 from .adapt import Steps, adapt_server
-from .bridge_listen import UpstreamListen, UpstreamSubscriptions
+from .bridge_listen import SessionSubscriptions, UpstreamListen, UpstreamSubscriptions
+from .bridge_tasks import declared, refuse_tasks, task_method, task_of, task_refused
 from .client import ClientBase
 from .connection import implemented_handlers
 from .dispatch import Handler
@@ -182,6 +183,8 @@ class Bridge:
         """The downstream requests being forwarded, oldest first."""
         self._seen: dict[int, ServerContext] = {}
         self._listen: UpstreamListen | None = None
+        self._sessions: SessionSubscriptions | None = None
+        """A handshake upstream's subscriptions by downstream session (``resources/subscribe``)."""
         self._upstream: ClientBase[Any] | None = None
         self.served: list[ServerBase] = []
         """The server of the upstream's revision and its adapters: what to serve downstream."""
@@ -197,28 +200,41 @@ class Bridge:
         """Take the connected upstream client; return the servers to serve downstream."""
         self._upstream = upstream
         server = self._server()
+        subscribe = _flag(upstream.their_capabilities.get("resources"), "subscribe")
+        counted = self._counted_upstream() if upstream.stateless is None and subscribe else None
+        if counted is not None:  # sessions subscribe on the count (before the adapters copy)
+            self._sessions = SessionSubscriptions(counted)
+            self._subscriptions(server)
         adapted = adapt_server(
             server, self.revisions.servers, self.revisions.steps, self.revisions.order
         )
+        for adapter in adapted:
+            refuse_tasks(adapter, upstream.protocol_version)
         self.served = [server, *adapted]
-        subscribe = _flag(upstream.their_capabilities.get("resources"), "subscribe")
         if upstream.stateless is not None and subscribe:
             server.resource_subscriptions = True  # type: ignore[attr-defined]
             for adapter in adapted:  # a session subscribes; the upstream has listen streams
                 self._subscriptions(adapter)
-        elif subscribe:  # a listen stream's URIs are subscribed to upstream while it is open
-            self._subscribe_upstream([s for s in adapted if not s.FACTS.handshake])
+        elif counted is not None:  # a listen stream's URIs are subscribed to while it is open
+            self._subscribe_upstream(counted, [s for s in adapted if not s.FACTS.handshake])
         return self.served
 
-    def _subscribe_upstream(self, stateless: list[ServerBase]) -> None:
+    def _subscribe_upstream(
+        self, counted: UpstreamSubscriptions, stateless: list[ServerBase]
+    ) -> None:
         """Subscribe a handshake upstream to the URIs the ``stateless`` servers' streams want."""
         from .stateless import StatelessServer
 
+        for server in stateless:
+            counted.wrap(StatelessServer.of(server).listeners)
+
+    def _counted_upstream(self) -> UpstreamSubscriptions | None:
+        """A handshake upstream's ``resources/subscribe``, counted across downstream clients."""
         upstream = self.upstream
         subscribe = upstream.METHODS.get("resources/subscribe")
         unsubscribe = upstream.METHODS.get("resources/unsubscribe")
         if subscribe is None or unsubscribe is None:
-            return
+            return None
 
         async def on(uri: str) -> None:
             await upstream.request(subscribe, {"uri": uri})
@@ -226,12 +242,11 @@ class Bridge:
         async def off(uri: str) -> None:
             await upstream.request(unsubscribe, {"uri": uri})
 
-        subscriptions = UpstreamSubscriptions(on, off)
-        for server in stateless:
-            subscriptions.wrap(StatelessServer.of(server).listeners)
+        return UpstreamSubscriptions(on, off)
 
     def _subscriptions(self, server: ServerBase) -> None:
-        """Answer ``resources/subscribe``/``unsubscribe`` with the upstream listen stream."""
+        """Answer a session's ``resources/subscribe``/``unsubscribe``: with the upstream listen
+        stream (a stateless upstream), or counted per URI (a handshake upstream)."""
         subscribe = server.ROUTES.get("resources/subscribe")
         unsubscribe = server.ROUTES.get("resources/unsubscribe")
         if not server.FACTS.handshake or subscribe is None or unsubscribe is None:
@@ -239,14 +254,19 @@ class Bridge:
 
         async def on_subscribe(params: Any, ctx: ServerContext) -> dict[str, Any]:
             self._note(ctx)
+            uri = str(getattr(params, "uri", ""))
             if self._listen is not None:
-                await self._listen.subscribe(id(ctx.connection), str(getattr(params, "uri", "")))
+                await self._listen.subscribe(id(ctx.connection), uri)
+            elif self._sessions is not None:
+                await self._sessions.subscribe(id(ctx.connection), ctx.connection, uri)
             return {}
 
         async def on_unsubscribe(params: Any, ctx: ServerContext) -> dict[str, Any]:
+            uri = str(getattr(params, "uri", ""))
             if self._listen is not None:
-                uri = str(getattr(params, "uri", ""))
                 await self._listen.unsubscribe(id(ctx.connection), uri)
+            elif self._sessions is not None:
+                await self._sessions.unsubscribe(id(ctx.connection), uri)
             return {}
 
         setattr(server, subscribe, on_subscribe)
@@ -268,9 +288,12 @@ class Bridge:
             top for top in LISTEN_FILTERS if _flag(theirs.get(top), "listChanged")
         )
         server.logging = "logging" in theirs  # type: ignore[misc]
+        if isinstance(theirs.get("tasks"), dict):  # forwarded: declared as the upstream does
+            own = server.capabilities
+            server.capabilities = lambda: {**own(), "tasks": theirs["tasks"]}  # type: ignore[method-assign]
         for method, attr in cls.ROUTES.items():
             spec = cls.METHODS[method]
-            if method in OWN_METHODS or not _declared(theirs, spec.capability):
+            if method in OWN_METHODS or not declared(theirs, spec.capability):
                 continue
             target = upstream.METHODS.get(method)
             if target is not None:
@@ -294,6 +317,7 @@ class Bridge:
         if ctx.incoming.progress_token is not None:
             progress = _progress(call)
         forwarded = outgoing(params)
+        spec = self._as_task(spec, params)
         if self.upstream.stateless is not None:  # each request says what its client can answer
             forwarded = _with_capabilities(forwarded, self._capabilities(ctx))
         token = _CALL.set(call)
@@ -313,6 +337,18 @@ class Bridge:
             if not sent.done():  # cancelled downstream, or the round ended: cancel upstream
                 sent.cancel()
                 await asyncio.gather(sent, return_exceptions=True)
+
+    def _as_task(self, spec: MethodSpec[Any, Any], params: Any) -> MethodSpec[Any, Any]:
+        """``spec`` as a task when ``params`` ask for one (``task``) and the upstream runs it
+        as one; refused by name when it does not (the task is never dropped)."""
+        if task_of(params) is None:
+            return spec
+        as_task = self.upstream.TASKS.get(spec.method)
+        theirs = self.upstream.their_capabilities
+        if as_task is None or not declared(theirs, as_task.capability):
+            where = f"the upstream server ({self.upstream.protocol_version})"
+            raise task_refused(spec.method, where)
+        return as_task
 
     def _capabilities(self, ctx: ServerContext) -> dict[str, Any]:
         """What the downstream client can answer, of what the upstream client declares."""
@@ -355,7 +391,7 @@ class Bridge:
         """Make ``client``'s handlers ask the downstream client (every request it may get)."""
         for method, attr in client.ROUTES.items():
             spec = client.METHODS.get(method)
-            if spec is not None and method not in OWN_METHODS:
+            if spec is not None and method not in OWN_METHODS and not task_method(spec):
                 setattr(client, attr, self._question(spec))
         client.handlers = implemented_handlers(client, client.ROUTES)
         client.on_notification = self.upstream_notification  # type: ignore[method-assign]
@@ -399,6 +435,8 @@ class Bridge:
         only: list[int] | None = None
         if method == "notifications/resources/updated" and self._listen is not None:
             only = self._listen.subscribers(str(_field(params, "uri")))
+        elif method == "notifications/resources/updated" and self._sessions is not None:
+            only = self._sessions.subscribers(str(_field(params, "uri")))
         for key, seen in list(self._seen.items()):
             if only is not None and key not in only:
                 continue
@@ -428,6 +466,8 @@ class Bridge:
         """Stop the listen stream and close the upstream connection."""
         if self._listen is not None:
             await self._listen.close()
+        if self._sessions is not None:
+            await self._sessions.close()
         if self._upstream is not None:
             await self._upstream.close()
 
@@ -454,16 +494,6 @@ def _field(params: object, name: str, wire: str | None = None) -> Any:
 def _flag(value: object, key: str) -> bool:
     """Whether a capability object sets ``key`` to true."""
     return isinstance(value, dict) and value.get(key) is True  # pyright: ignore[reportUnknownMemberType]
-
-
-def _declared(capabilities: Mapping[str, Any], capability: str | None) -> bool:
-    """Whether the upstream declared ``capability`` (``resources.subscribe``: the sub-flag)."""
-    if capability is None:
-        return True
-    top, _, sub = capability.partition(".")
-    if top == "tasks" or top not in capabilities:
-        return False
-    return not sub or _flag(capabilities[top], sub)
 
 
 def _progress(call: _Call) -> Callable[[Any], None]:

@@ -11,6 +11,9 @@ closed, so no change is missed between the two.
 ``UpstreamSubscriptions`` is the other way round: a handshake upstream sends resource updates
 only for what was subscribed with ``resources/subscribe``, so a stateless downstream client's
 listen stream subscribes upstream to its URIs while it is open (counted across streams).
+``SessionSubscriptions`` does the same for handshake sessions' ``resources/subscribe`` on
+that upstream, on the same count: the first subscriber of a URI subscribes upstream, the last
+one gone unsubscribes, and each update goes only to the sessions subscribed to its URI.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from ..core.errors import MCPError
 from .stateless_client import StatelessRequests
 from .subscriptions import Filter, Listeners, Send
 
-__all__ = ["UpstreamListen", "UpstreamSubscriptions"]
+__all__ = ["SessionSubscriptions", "UpstreamListen", "UpstreamSubscriptions"]
 
 ACKNOWLEDGED: Final = "notifications/subscriptions/acknowledged"
 ACK_TIMEOUT_S: Final = 10.0
@@ -139,22 +142,22 @@ class UpstreamSubscriptions:
             added: list[str] = []
             try:
                 for uri in sorted(wanted.honoured(supported).uris):
-                    await self._add(uri)
+                    await self.add(uri)
                     added.append(uri)
                 return await inner(subscription_id, wanted, supported, send)
             finally:
                 for uri in added:
-                    await self._drop(uri)
+                    await self.drop(uri)
 
         listeners.listen = listen  # type: ignore[method-assign]
 
-    async def _add(self, uri: str) -> None:
+    async def add(self, uri: str) -> None:
         """Count one more stream on ``uri``; the first subscribes upstream."""
         if not self._count.get(uri):
             await self._subscribe(uri)
         self._count[uri] = self._count.get(uri, 0) + 1
 
-    async def _drop(self, uri: str) -> None:
+    async def drop(self, uri: str) -> None:
         """Count one stream less on ``uri``; the last unsubscribes upstream (if it is there)."""
         left = self._count.get(uri, 0) - 1
         if left > 0:
@@ -163,3 +166,67 @@ class UpstreamSubscriptions:
         self._count.pop(uri, None)
         with contextlib.suppress(Exception):  # the upstream may be gone already
             await self._unsubscribe(uri)
+
+
+class SessionSubscriptions:
+    """Handshake sessions' resource subscriptions, each its own, on one upstream count."""
+
+    def __init__(self, counted: UpstreamSubscriptions) -> None:
+        self._counted = counted
+        self._by_session: dict[int, tuple[Any, set[str]]] = {}
+        """A session's key -> its connection (to see it closed) and the URIs it subscribed."""
+        self._pruning: asyncio.Task[None] | None = None
+
+    def subscribers(self, uri: str) -> list[int]:
+        """The open sessions (by key) subscribed to ``uri``; closed ones are pruned meanwhile.
+
+        Called from the upstream's reader (its notification), which must not wait for an
+        upstream answer: the unsubscribing of closed sessions runs in its own task.
+        """
+        found = [key for key, (_, uris) in self._by_session.items() if uri in uris]
+        if any(self._by_session[key][0].peer.closed for key in found) and self._pruning is None:
+            self._pruning = asyncio.create_task(self.prune())
+            self._pruning.add_done_callback(self._pruned)
+        return [key for key in found if not self._by_session[key][0].peer.closed]
+
+    def _pruned(self, task: asyncio.Task[None]) -> None:
+        """The pruning task ended (an upstream gone meanwhile is no error here)."""
+        self._pruning = None
+        if not task.cancelled():
+            task.exception()
+
+    async def subscribe(self, key: int, connection: Any, uri: str) -> None:
+        """Subscribe the session ``key`` to ``uri`` (upstream too if it is the first)."""
+        await self.prune()
+        _, uris = self._by_session.get(key, (connection, set[str]()))
+        if uri in uris:
+            return
+        if len(uris) >= MAX_URIS:
+            raise MCPError(-32602, f"a session subscribes to at most {MAX_URIS} resources")
+        await self._counted.add(uri)  # an upstream refusal reaches the client; nothing counted
+        uris.add(uri)
+        self._by_session[key] = (connection, uris)
+
+    async def unsubscribe(self, key: int, uri: str) -> None:
+        """Unsubscribe the session ``key`` from ``uri`` (upstream too if it was the last)."""
+        _, uris = self._by_session.get(key, (None, set[str]()))
+        if uri in uris:
+            uris.discard(uri)
+            if not uris:
+                del self._by_session[key]
+            await self._counted.drop(uri)
+        await self.prune()
+
+    async def prune(self) -> None:
+        """Forget the sessions that have closed, unsubscribing upstream what was theirs alone."""
+        gone = [key for key, (conn, _) in self._by_session.items() if conn.peer.closed]
+        for key in gone:
+            _, uris = self._by_session.pop(key)
+            for uri in sorted(uris):
+                await self._counted.drop(uri)
+
+    async def close(self) -> None:
+        """Stop a pruning under way (the upstream is being closed)."""
+        if self._pruning is not None:
+            self._pruning.cancel()
+            await asyncio.gather(self._pruning, return_exceptions=True)

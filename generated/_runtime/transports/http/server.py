@@ -296,6 +296,10 @@ class McpHttpApp:
         await self._end_all()
         await self.options.backend.stop()
 
+    async def end_sessions(self) -> None:
+        """End every session of this worker: their streams close (a graceful stop)."""
+        await self._end_all()
+
     async def _end_all(self) -> None:
         """End every session of this worker (shutting down, or its lease lapsed)."""
         for session in list(self.sessions.values()):
@@ -731,12 +735,33 @@ async def serve_http(
     host: str = "127.0.0.1",
     port: int = 8000,
     options: HttpOptions | None = None,
+    *,
+    stop: asyncio.Event | None = None,
 ) -> None:
-    """Serve MCP over HTTP with uvicorn until cancelled (binds to 127.0.0.1 by default)."""
+    """Serve MCP over HTTP with uvicorn until cancelled (binds to 127.0.0.1 by default).
+
+    ``stop`` set: a graceful end instead, every session ended first (its open streams close),
+    so no request or stream is left to be cancelled.
+    """
     uvicorn = _uvicorn()
     app = McpHttpApp(servers, options)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    await uvicorn.Server(config).serve()
+    server = uvicorn.Server(config)
+    if stop is None:
+        await server.serve()
+        return
+
+    async def stopping() -> None:
+        await stop.wait()
+        await app.end_sessions()
+        server.should_exit = True
+
+    watcher = asyncio.create_task(stopping())
+    try:
+        await server.serve()
+    finally:
+        watcher.cancel()
+        await asyncio.gather(watcher, return_exceptions=True)
 
 
 def run_http(
