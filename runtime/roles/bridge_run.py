@@ -22,9 +22,9 @@ from typing import Any, Final
 from ..core.transport import Transport
 from ..transports.stdio import spawn_server, stdio_server
 from .bridge import Bridge, Revisions
+from .bridge_relay import UpstreamTap, serve_stdio
 from .client import ClientBase
 from .connect import connect_auto
-from .era import serve
 
 __all__ = [
     "Downstream",
@@ -101,8 +101,14 @@ def _clients(bridge: Bridge) -> tuple[ClientBase[Any], list[ClientBase[Any]]]:
     return stateless[-1], handshake
 
 
-async def connect_upstream(bridge: Bridge, upstream: Upstream) -> ClientBase[Any]:
-    """Connect to the upstream in whatever revision it speaks; attach it to ``bridge``."""
+async def connect_upstream(
+    bridge: Bridge, upstream: Upstream, *, relayable: bool = False
+) -> ClientBase[Any]:
+    """Connect to the upstream in whatever revision it speaks; attach it to ``bridge``.
+
+    ``relayable``: a stdio upstream is watched (``UpstreamTap``), so that a stdio client of
+    its revision can have its frames relayed as they are (``bridge_relay.serve_stdio``).
+    """
     stateless, handshake = _clients(bridge)
     if upstream.url is not None:
         from ..transports.http.client import connect_http_auto
@@ -116,7 +122,8 @@ async def connect_upstream(bridge: Bridge, upstream: Upstream) -> ClientBase[Any
             raise ValueError("the upstream needs a command or a URL")
 
         async def spawn() -> Transport:
-            return await spawn_server(command[0], command[1:], upstream.env)
+            spawned = await spawn_server(command[0], command[1:], upstream.env)
+            return UpstreamTap(spawned) if relayable else spawned
 
         client = await connect_auto(stateless, handshake, spawn)
     await _ask_logs(client)
@@ -148,7 +155,7 @@ def _bearer_check(token: str) -> Any:
 async def _serve_downstream(bridge: Bridge, downstream: Downstream) -> None:
     """Serve the bridge until the downstream side goes away (stdio) or for ever (HTTP)."""
     if downstream.host is None:
-        await serve(await stdio_server(), bridge.served)
+        await serve_stdio(bridge, await stdio_server())  # same revision: relayed
         return
     from ..transports.http.server import HttpOptions, serve_http
 
@@ -178,7 +185,7 @@ async def run_bridge(
         )
 
     bridge = Bridge(revisions, on_session=on_session)
-    client = await connect_upstream(bridge, upstream)
+    client = await connect_upstream(bridge, upstream, relayable=where.host is None)
     LOG.debug("upstream %s speaks %s", upstream.describe(), client.protocol_version)
     try:
         await bridge.start()
