@@ -3,7 +3,8 @@
 ``connect_upstream`` connects the bridge's clients to a server command (stdio) or URL the way
 any client does (``connect_auto``: ``server/discover``, else ``initialize`` among the handshake
 revisions, newest first). ``run_bridge`` then serves the bridge downstream over this
-process's stdio or over Streamable HTTP at an address (a bearer check or none), logs one
+process's stdio (a client of the upstream's revision has its frames relayed as they are:
+``bridge_relay.py``) or over Streamable HTTP at an address (a bearer check or none), logs one
 line per downstream session, and returns when the downstream side goes away (its upstream
 closed), or raises ``UpstreamGone`` when the upstream server does (requests in flight are
 answered with an error first).

@@ -13,11 +13,8 @@ whose 2025-06-18 client is relayed.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
-import os
-import signal
 import sys
 from collections.abc import AsyncGenerator
 from pathlib import Path
@@ -25,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from tests.bridge.test_bridge_lifecycle import BOUND_S, Downstream, children, running
-from tests.bridge.test_bridge_stdio import BRIDGE, DEMO, PYTHON, sdk_pinned, text
+from tests.bridge.test_bridge_lifecycle import Downstream, bridge
+from tests.bridge.test_bridge_stdio import DEMO, PYTHON, sdk_pinned, text
 
 ROOT = Path(__file__).resolve().parents[2]
 RAW = [sys.executable, str(ROOT / "tests" / "bridge" / "raw_server.py")]
@@ -34,76 +31,28 @@ UPSTREAM_EXTRA = b'"x-server-extra": {"kept":  true}'
 RESULT_EXTRA = b'"x-result-extra": {"b": 1,  "a": [1 ,2]}'
 
 
-class Client(Downstream):
-    """A raw client on the bridge's stdio that reads lines as they came."""
+async def tool(client: Downstream, request_id: Any, name: str) -> dict[str, Any]:
+    """Call a tool of the raw server; its answer."""
+    params: dict[str, Any] = {"name": name, "arguments": {}}
+    await client.send(
+        {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+    )
+    return await client.answer(request_id)
 
-    async def line(self) -> bytes:
-        """The next line the bridge writes (a hang fails after the bound)."""
-        assert self.process.stdout is not None
-        got = await asyncio.wait_for(self.process.stdout.readline(), BOUND_S)
-        assert got, "the bridge closed its stdout"
-        return got.rstrip(b"\n")
 
-    async def write(self, frame: bytes) -> None:
-        """Write one line as it is."""
-        assert self.process.stdin is not None
-        self.process.stdin.write(frame + b"\n")
-        await self.process.stdin.drain()
-
-    async def reply(self, request_id: Any) -> bytes:
-        """The line answering ``request_id`` (other lines skipped)."""
-        while True:
-            line = await self.line()
-            message = json.loads(line)
-            if message.get("id") == request_id and "method" not in message:
-                return line
-
-    async def tool(self, request_id: Any, name: str) -> dict[str, Any]:
-        """Call a tool of the raw server; its answer."""
-        params: dict[str, Any] = {"name": name, "arguments": {}}
-        await self.send(
-            {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
-        )
-        return dict(json.loads(await self.reply(request_id)))
-
-    async def seen(self, request_id: Any) -> list[dict[str, Any]]:
-        """Every message the upstream received, decoded."""
-        answered = await self.tool(request_id, "seen")
-        return [json.loads(line) for line in json.loads(answered["result"]["content"][0]["text"])]
+async def seen_upstream(client: Downstream, request_id: Any) -> list[dict[str, Any]]:
+    """Every message the upstream received, decoded."""
+    answered = await tool(client, request_id, "seen")
+    return [json.loads(line) for line in json.loads(answered["result"]["content"][0]["text"])]
 
 
 @contextlib.asynccontextmanager
 async def bridged(
     revision: str = "2025-06-18", capabilities: dict[str, Any] | None = None
-) -> AsyncGenerator[tuple[Client, bytes]]:
+) -> AsyncGenerator[tuple[Downstream, bytes]]:
     """The bridge to the raw server, a client of ``revision`` initialized; its initialize line."""
-    process = await asyncio.create_subprocess_exec(
-        *BRIDGE,
-        *RAW,
-        cwd=ROOT,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    client = Client(process)
-    try:
-        hello = {
-            "protocolVersion": revision,
-            "capabilities": capabilities or {},
-            "clientInfo": {"name": "relay", "version": "1"},
-        }
-        await client.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello})
-        initialized = await client.reply(0)
-        await client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        [client.upstream_pid] = children(process.pid)
-        yield client, initialized
-    finally:
-        for pid in (client.upstream_pid, process.pid):
-            if pid and running(pid):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError):
-            await asyncio.wait_for(process.wait(), BOUND_S)
+    async with bridge(RAW, revision, capabilities) as client:
+        yield client, client.initialized
 
 
 def requests_of(seen: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -130,7 +79,7 @@ async def test_unknown_members_arrive_byte_for_byte() -> None:
             + b"}}"
         )
         assert line == expected
-        seen = await client.seen(101)
+        seen = await seen_upstream(client, 101)
         assert [m["method"] for m in seen].count("notifications/initialized") == 1, seen
 
 
@@ -139,9 +88,9 @@ async def test_ids_the_bridge_used_upstream_are_not_reused() -> None:
     under its own; no request id reaches the upstream twice."""
     async with bridged() as (client, _):
         for request_id in (1, 2, 3, "mcpgen-bridge:i2", 4):
-            answered = await client.tool(request_id, "echo_frame")
+            answered = await tool(client, request_id, "echo_frame")
             assert answered["id"] == request_id and "result" in answered, answered
-        ids = [json.dumps(m["id"]) for m in requests_of(await client.seen(5))]
+        ids = [json.dumps(m["id"]) for m in requests_of(await seen_upstream(client, 5))]
         assert len(ids) == len(set(ids)), ids
 
 
@@ -150,12 +99,12 @@ async def test_questions_refused_for_a_client_without_the_capability(revision: s
     """Sampling asked of a client that did not declare it: the upstream gets -32603 naming the
     capability, relayed (2025-06-18) as converted (2025-03-26)."""
     async with bridged(revision) as (client, _):
-        answered = await client.tool(7, "ask")
+        answered = await tool(client, 7, "ask")
         refused = json.loads(answered["result"]["content"][0]["text"])
         assert refused["error"]["code"] == -32603, refused
         assert "'sampling'" in refused["error"]["message"], refused
         # the session goes on
-        assert "result" in await client.tool(8, "echo_frame")
+        assert "result" in await tool(client, 8, "echo_frame")
 
 
 @pytest.mark.parametrize(
@@ -208,8 +157,8 @@ async def test_bad_frames_are_answered_and_the_session_goes_on() -> None:
             await client.write(frame)
             refused = json.loads(await client.line())
             assert refused["id"] == request_id and refused["error"]["code"] == code, refused
-        assert "result" in await client.tool(25, "echo_frame")
-        ids = [m["id"] for m in requests_of(await client.seen(26))]
+        assert "result" in await tool(client, 25, "echo_frame")
+        ids = [m["id"] for m in requests_of(await seen_upstream(client, 26))]
         assert not {20, 21, 22, 23, 24} & set(ids), ids
 
 
@@ -225,7 +174,7 @@ async def test_cancellation_reaches_the_upstream() -> None:
             await client.send(
                 {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel}
             )
-        seen = await client.seen(31)
+        seen = await seen_upstream(client, 31)
         sleeps = [m["id"] for m in requests_of(seen) if m["params"].get("name") == "sleep"]
         cancelled = [
             m["params"]["requestId"] for m in seen if m.get("method") == "notifications/cancelled"
