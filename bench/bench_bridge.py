@@ -4,8 +4,9 @@ Sequential ``tools/call`` round trips (one in flight: latency, not throughput) o
 client: directly to a 2025-06-18 server (the same-revision baseline), through the bridge to
 that server (the bridge's own cost: one more process and hop; the frames relayed as bytes,
 ``roles/bridge_relay.py``), through the bridge to a 2026-07-28-only server (the converting
-bridge: two typed decodes and encodes, the converters and the stateless ``_meta`` added), beside the official SDK's client and server directly and the raw floor (an NDJSON
-echo pair with msgspec). Medians of ``ROUNDS`` rounds, the runs alternating.
+bridge: two typed decodes and encodes, the converters and the stateless ``_meta`` added),
+beside the official SDK's client and server directly and the raw floor (an NDJSON echo pair
+with msgspec). Medians of ``ROUNDS`` rounds, the runs alternating.
 """
 
 from __future__ import annotations
