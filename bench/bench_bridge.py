@@ -2,10 +2,13 @@
 
 Sequential ``tools/call`` round trips (one in flight: latency, not throughput) of a 2025-06-18
 client: directly to a 2025-06-18 server (the same-revision baseline), through the bridge to
-that server (the bridge's own cost: one more process and hop, two decodes and encodes),
-through the bridge to a 2026-07-28-only server (the converters and the stateless ``_meta``
-added), beside the official SDK's client and server directly and the raw floor (an NDJSON
-echo pair with msgspec). Medians of ``ROUNDS`` rounds, the runs alternating.
+that server (the bridge's own cost: one more process and hop; the frames relayed as bytes,
+``roles/bridge_relay.py``), through the bridge to a 2026-07-28-only server (the converting
+bridge: two typed decodes and encodes, the converters and the stateless ``_meta`` added),
+beside the official SDK's client and server directly and the raw floor (an NDJSON echo pair
+with msgspec). Medians of ``ROUNDS`` rounds, the runs alternating. Beside the latencies, the
+CPU our runs' child process spent per call (``bench/cpu.py``: the server directly, the bridge
+process through it), which the machine's load changes much less than the wall clock.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.cpu import ServerCPU  # noqa: E402
 from bench.peers.raw_echo import RawClient  # noqa: E402
 from generated.v2025_06_18 import Client  # noqa: E402
 
@@ -39,12 +43,21 @@ async def latency(call: Callable[[int], Awaitable[object]]) -> float:
     return (time.perf_counter() - start) / CALLS * 1e6
 
 
-async def ours(command: list[str]) -> float:
-    """Our 2025-06-18 client against the server ``command`` starts."""
+CPU: dict[str, list[float]] = {}
+"""Microseconds of CPU per call of the child process (server or bridge), by run."""
+
+
+async def ours(name: str, command: list[str]) -> float:
+    """Our 2025-06-18 client against the server ``command`` starts (its CPU noted)."""
     client = Client(name="bench")
     await client.connect_stdio(command[0], command[1:])
+    cpu = ServerCPU()
     try:
-        return await latency(lambda i: client.call_tool(name="echo", arguments={"text": f"m{i}"}))
+        cpu.start()
+        us = await latency(lambda i: client.call_tool(name="echo", arguments={"text": f"m{i}"}))
+        cpu.stop()
+        CPU.setdefault(name, []).append(cpu.spent_ns / (CALLS + 20) / 1e3)
+        return us
     finally:
         await client.close()
 
@@ -77,12 +90,13 @@ def echo(revision: str) -> list[str]:
 async def main() -> None:
     """Alternate the runs; print medians and the bridge/direct ratios."""
     runs: dict[str, Callable[[], Awaitable[float]]] = {
-        "direct": lambda: ours(echo("2025-06-18")),
+        "direct": lambda: ours("direct", echo("2025-06-18")),
         "bridge": lambda: ours(
-            [MCPGEN, "bridge", "--log-level", "warning", "--", *echo("2025-06-18")]
+            "bridge", [MCPGEN, "bridge", "--log-level", "warning", "--", *echo("2025-06-18")]
         ),
         "bridge to 2026-07-28": lambda: ours(
-            [MCPGEN, "bridge", "--log-level", "warning", "--", *echo("2026-07-28")]
+            "bridge to 2026-07-28",
+            [MCPGEN, "bridge", "--log-level", "warning", "--", *echo("2026-07-28")],
         ),
         "SDK direct": sdk,
         "raw floor": raw,
@@ -95,6 +109,12 @@ async def main() -> None:
     print(f"stdio tools/call latency, sequential, median of {ROUNDS} rounds of {CALLS} calls:")
     for name, value in us.items():
         print(f"  {name:22} {value:8.0f} us/call")
+    cpu = {name: statistics.median(values) for name, values in CPU.items()}
+    print(
+        "CPU per call of the child process: "
+        + ", ".join(f"{name} {value:.0f} us" for name, value in cpu.items())
+        + f" (bridge process / direct server = {cpu['bridge'] / cpu['direct']:.2f}x)"
+    )
     direct = us["direct"]
     print(
         f"bridge/direct = {us['bridge'] / direct:.2f}x (target 1.5x); "

@@ -3,7 +3,8 @@
 ``connect_upstream`` connects the bridge's clients to a server command (stdio) or URL the way
 any client does (``connect_auto``: ``server/discover``, else ``initialize`` among the handshake
 revisions, newest first). ``run_bridge`` then serves the bridge downstream over this
-process's stdio or over Streamable HTTP at an address (a bearer check or none), logs one
+process's stdio (a client of the upstream's revision has its frames relayed as they are:
+``bridge_relay.py``) or over Streamable HTTP at an address (a bearer check or none), logs one
 line per downstream session, and returns when the downstream side goes away (its upstream
 closed), or raises ``UpstreamGone`` when the upstream server does (requests in flight are
 answered with an error first).
@@ -24,9 +25,9 @@ from ..core.frame_guard import DEFAULT_MAX_DEPTH
 from ..core.transport import Transport
 from ..transports.stdio import spawn_server, stdio_server
 from .bridge import Bridge, Revisions
+from .bridge_relay import UpstreamTap, serve_stdio
 from .client import ClientBase
 from .connect import connect_auto
-from .era import serve
 
 __all__ = [
     "Downstream",
@@ -110,8 +111,14 @@ def _clients(bridge: Bridge) -> tuple[ClientBase[Any], list[ClientBase[Any]]]:
     return stateless[-1], handshake
 
 
-async def connect_upstream(bridge: Bridge, upstream: Upstream) -> ClientBase[Any]:
-    """Connect to the upstream in whatever revision it speaks; attach it to ``bridge``."""
+async def connect_upstream(
+    bridge: Bridge, upstream: Upstream, *, relayable: bool = False
+) -> ClientBase[Any]:
+    """Connect to the upstream in whatever revision it speaks; attach it to ``bridge``.
+
+    ``relayable``: a stdio upstream is watched (``UpstreamTap``), so that a stdio client of
+    its revision can have its frames relayed as they are (``bridge_relay.serve_stdio``).
+    """
     stateless, handshake = _clients(bridge)
     if upstream.url is not None:
         from ..transports.http.client import connect_http_auto
@@ -125,7 +132,8 @@ async def connect_upstream(bridge: Bridge, upstream: Upstream) -> ClientBase[Any
             raise ValueError("the upstream needs a command or a URL")
 
         async def spawn() -> Transport:
-            return await spawn_server(command[0], command[1:], upstream.env)
+            spawned = await spawn_server(command[0], command[1:], upstream.env)
+            return UpstreamTap(spawned) if relayable else spawned
 
         client = await connect_auto(stateless, handshake, spawn)
     await _ask_logs(client)
@@ -162,7 +170,8 @@ async def _serve_downstream(
     depth = downstream.max_depth
     if downstream.host is None:
         frame = {} if downstream.max_frame is None else {"max_frame": downstream.max_frame}
-        await serve(await stdio_server(**frame), bridge.served, depth or DEFAULT_MAX_DEPTH)
+        # a client asking for the upstream's own revision is relayed, any other converted
+        await serve_stdio(bridge, await stdio_server(**frame), depth or DEFAULT_MAX_DEPTH)
         return
     from ..transports.http.server import HttpOptions, serve_http
 
@@ -198,7 +207,7 @@ async def run_bridge(
         )
 
     bridge = Bridge(revisions, on_session=on_session)
-    client = await connect_upstream(bridge, upstream)
+    client = await connect_upstream(bridge, upstream, relayable=where.host is None)
     LOG.debug("upstream %s speaks %s", upstream.describe(), client.protocol_version)
     try:
         await bridge.start()

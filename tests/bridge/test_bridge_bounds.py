@@ -41,7 +41,7 @@ def nested(levels: int) -> object:
 
 async def test_stdio_refuses_a_frame_over_the_configured_size() -> None:
     """With --max-frame 2048 a 4 KB line gets an error naming 2048; a smaller one still works."""
-    async with bridge("--max-frame", str(LIMIT)) as down:
+    async with bridge(options=("--max-frame", str(LIMIT))) as down:
         await down.send(call(2, "x" * 4000))
         refused = await down.answer(None)
         assert f"exceeds the limit of {LIMIT}" in json.dumps(refused["error"]), refused
@@ -52,7 +52,7 @@ async def test_stdio_refuses_a_frame_over_the_configured_size() -> None:
 
 async def test_stdio_refuses_a_frame_nested_deeper_than_configured() -> None:
     """With --max-depth 8 a frame nested 12 deep is refused naming 8; 5 deep passes."""
-    async with bridge("--max-depth", str(DEPTH)) as down:
+    async with bridge(options=("--max-depth", str(DEPTH))) as down:
         await down.send(call(2, nested(12)))
         refused = await down.answer(None)
         assert refused["error"]["code"] == -32600, refused

@@ -56,23 +56,37 @@ class Downstream:
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
         self.upstream_pid = 0
+        self.initialized = b""
+        """The bridge's answer to ``initialize``, as it came."""
 
     async def send(self, message: dict[str, Any]) -> None:
         """Write one message."""
+        await self.write(json.dumps(message).encode())
+
+    async def write(self, frame: bytes) -> None:
+        """Write one line as it is."""
         assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.write(frame + b"\n")
         await self.process.stdin.drain()
 
-    async def answer(self, request_id: int | None) -> dict[str, Any]:
-        """Read until the response to ``request_id`` (None: an error to a frame refused unread;
-        a hang fails after the bound)."""
-        assert self.process.stdout is not None
+    async def answer(self, request_id: Any) -> dict[str, Any]:
+        """Read until the response to ``request_id`` (a hang fails after the bound)."""
+        return dict(json.loads(await self.reply(request_id)))
+
+    async def reply(self, request_id: Any) -> bytes:
+        """The line answering ``request_id``, as it came (other lines skipped)."""
         while True:
-            line = await asyncio.wait_for(self.process.stdout.readline(), BOUND_S)
-            assert line, f"the bridge closed its stdout before answering {request_id}"
+            line = await self.line()
             message = json.loads(line)
             if message.get("id") == request_id and "method" not in message:
-                return dict(message)
+                return line
+
+    async def line(self) -> bytes:
+        """The next line the bridge writes (a hang fails after the bound)."""
+        assert self.process.stdout is not None
+        got = await asyncio.wait_for(self.process.stdout.readline(), BOUND_S)
+        assert got, "the bridge closed its stdout"
+        return got.rstrip(b"\n")
 
     async def exit_code(self) -> int:
         """Wait for the bridge to end (bounded)."""
@@ -85,8 +99,14 @@ class Downstream:
 
 
 @contextlib.asynccontextmanager
-async def bridge(*options: str) -> AsyncGenerator[Downstream, None]:
-    """A started bridge to the upstream, initialized; both processes killed (by PID) after.
+async def bridge(
+    upstream: list[str] = UPSTREAM,
+    revision: str = "2025-06-18",
+    capabilities: dict[str, Any] | None = None,
+    options: tuple[str, ...] = (),
+) -> AsyncGenerator[Downstream]:
+    """A started bridge to ``upstream``, a client of ``revision`` initialized (its answer kept
+    as ``initialized``); both processes killed (by PID) after.
 
     ``options``: more options of ``mcpgen bridge`` (before the upstream's command).
     """
@@ -94,7 +114,7 @@ async def bridge(*options: str) -> AsyncGenerator[Downstream, None]:
         *BRIDGE[:-1],
         *options,
         "--",
-        *UPSTREAM,
+        *upstream,
         cwd=ROOT,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
@@ -108,14 +128,14 @@ async def bridge(*options: str) -> AsyncGenerator[Downstream, None]:
                 "id": 1,
                 "method": "initialize",
                 "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
+                    "protocolVersion": revision,
+                    "capabilities": capabilities or {},
                     "clientInfo": {"name": "lifecycle", "version": "1"},
                 },
             }
         )
-        initialized = await down.answer(1)
-        assert initialized["result"]["protocolVersion"] == "2025-06-18", initialized
+        down.initialized = await down.reply(1)
+        assert json.loads(down.initialized)["result"]["protocolVersion"] == revision
         await down.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         [down.upstream_pid] = children(process.pid)
         yield down

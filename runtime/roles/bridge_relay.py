@@ -1,0 +1,532 @@
+"""The bridge's same-revision path: frames relayed as they came, not converted.
+
+When a stdio client's ``initialize`` asks for the very revision a handshake upstream (over
+stdio) already speaks, nothing needs converting, so ``serve_stdio`` relays bytes instead of
+serving the typed bridge: the client's ``initialize`` is answered with the upstream's own
+answer to the bridge's (its result as it came, the client's id), the client's
+``notifications/initialized`` is dropped (the upstream had the bridge's), and every other
+frame goes through unchanged, unknown fields and all. Each frame is still read: one
+decode of the envelope, params and results kept raw. What the client sends passes the
+guard first (frame size, UTF-8, depth, JSON, JSON-RPC shape, a request id in flight twice);
+a frame that fails is answered with the error a server gives and nothing goes upstream.
+A request from the upstream that needs a capability the client did not declare is refused
+with the converting bridge's error (-32603, naming the capability); log messages below the
+client's level (``info`` until it sets one) are dropped, the bridge having asked the
+upstream for all. The ids the bridge itself used upstream (the probe, ``initialize``,
+``logging/setLevel``: the tap records them) are never reused: a client request with one
+(or with a string id in the bridge's own form) goes upstream under another id, mapped back
+on its answer and its cancellation. The upstream going away answers the requests in flight
+with -32603 before the bridge ends; the client closing its input waits (a bound) for
+the answers in flight. Any other client (another revision, the other era, a first frame
+that is not ``initialize``, a revision with batches) gets the converting bridge as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
+from msgspec import UNSET, Raw
+
+from ..core.errors import INTERNAL_ERROR, ConnectionClosed, ErrorObject, RemoteProtocolError
+from ..core.events import RequestId
+from ..core.frame_guard import DEFAULT_MAX_DEPTH, decoded_too_deep, shape_problem
+from ..core.lifecycle import gate
+from ..core.transport import RelatedId, Transport
+from ..core.wire import (
+    ENCODER,
+    ENVELOPE_DECODER,
+    Envelope,
+    Inbound,
+    Malformed,
+    Outbound,
+    OutError,
+    OutResult,
+    as_id,
+    parse,
+)
+from .connection import LOG_LEVELS, reaches
+from .era import serve
+from .handshake import DEFAULT_LOG_LEVEL
+from .peer import DRAIN_TIMEOUT_S
+
+if TYPE_CHECKING:
+    from .bridge import Bridge
+    from .client import ClientBase
+
+__all__ = ["Relay", "UpstreamTap", "serve_stdio"]
+
+LOG: Final = logging.getLogger(__name__)
+OWN_IDS: Final = "mcpgen-bridge:"
+"""The prefix of the ids a client request goes upstream under when its own cannot go."""
+_MISSING: Final[Any] = object()
+
+
+class _Strict(Envelope, forbid_unknown_fields=True, gc=False):
+    """An envelope with no other member: when it decodes, msgspec skipped nothing unchecked."""
+
+
+class _Hello(msgspec.Struct):
+    """What the first frame's ``initialize`` params decide the path on."""
+
+    protocolVersion: object = None
+    capabilities: object = None
+
+
+class _Level(msgspec.Struct):
+    """The ``level`` of ``logging/setLevel`` and ``notifications/message`` params."""
+
+    level: object = None
+
+
+class _Cancel(msgspec.Struct):
+    """The ``requestId`` of ``notifications/cancelled`` params."""
+
+    requestId: object = None
+
+
+_STRICT: Final = msgspec.json.Decoder(_Strict)
+_HELLO: Final = msgspec.json.Decoder(_Hello)
+_LEVEL: Final = msgspec.json.Decoder(_Level)
+_CANCEL: Final = msgspec.json.Decoder(_Cancel)
+_ANY: Final = msgspec.json.Decoder()
+_DECODE_ERRORS: Final = (
+    msgspec.DecodeError,
+    msgspec.ValidationError,
+    UnicodeDecodeError,
+    RecursionError,
+)
+
+
+def guarded(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Envelope | Inbound:
+    """The envelope of one client frame that passes the guard, else ``parse``'s ``Inbound``.
+
+    One pass where it is exact (an envelope with no other member: msgspec checked the UTF-8
+    of every string but the raw parts, which are checked on their own); else the general
+    path, which scans the bytes first and says what is wrong.
+    """
+    try:
+        env = _STRICT.decode(frame)
+    except _DECODE_ERRORS:
+        pass
+    else:
+        if len(frame) <= 2 * max_depth + 1 and frame.isascii():
+            return env
+        if not decoded_too_deep(env, frame, max_depth) and _raw_utf8(env, frame):
+            return env
+    inbound = parse(frame, max_depth)
+    if not inbound.batch and len(inbound.messages) == 1:
+        only = inbound.messages[0]
+        if type(only) is Envelope:
+            return only
+    return inbound
+
+
+def _raw_utf8(env: Envelope, frame: bytes) -> bool:
+    """Whether the parts msgspec kept raw are valid UTF-8."""
+    if frame.isascii():
+        return True
+    try:
+        for part in (env.params, env.result, env.error):
+            if type(part) is Raw:
+                bytes(part).decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _error(id_: RequestId | None, code: int, message: str, data: Any = UNSET) -> Outbound:
+    """An error response, ready to write."""
+    frame = ENCODER.encode(OutError("2.0", id_, ErrorObject(code, message, data)))
+    return Outbound(frame, "response", ids=() if id_ is None else (id_,))
+
+
+class UpstreamTap:
+    """The upstream's transport, watched until the bridge knows whether it relays.
+
+    Until then it records what the relay needs (the ids of the bridge's requests, the
+    upstream's answer to ``initialize``) and passes everything on. Relaying, the typed
+    client's reader, which calls ``read``, carries every upstream frame to the relay instead
+    and sees only the end of input (so the bridge learns the upstream went away as before).
+    """
+
+    def __init__(self, inner: Transport) -> None:
+        self.inner = inner
+        self.sent_ids: set[RequestId] = set()
+        """The ids of the requests the bridge sent upstream before it knew."""
+        self.initialize_answer: bytes | None = None
+        """The upstream's answer to the bridge's ``initialize``, as it came."""
+        self._initialize_id: RequestId | None = None
+        self._watching = True
+        self._relay: Relay | None = None
+
+    async def read(self) -> bytes | Inbound | None:
+        """The next upstream frame for the typed client, or (relaying) only the end of input."""
+        frame = await self.inner.read()
+        relay = self._relay
+        if relay is None:
+            if self._initialize_id is not None and type(frame) is bytes:
+                self._watch(frame)
+            return frame
+        while frame is not None:
+            await relay.from_upstream(frame)
+            frame = await self.inner.read()
+        await relay.upstream_gone(self.inner)
+        return None
+
+    def _watch(self, frame: bytes) -> None:
+        """Keep the upstream's answer to ``initialize``."""
+        try:
+            env = ENVELOPE_DECODER.decode(frame)
+        except _DECODE_ERRORS:
+            return
+        if env.id == self._initialize_id and env.method is UNSET and env.result is not UNSET:
+            self.initialize_answer, self._initialize_id = frame, None
+
+    async def write(self, message: Outbound, related: RelatedId = None) -> None:
+        """Send one message upstream (the bridge's own: its ids are recorded until sealed)."""
+        if self._watching and message.kind == "request":
+            self.sent_ids.update(message.ids)
+            if message.method == "initialize" and message.ids:
+                self._initialize_id, self.initialize_answer = message.ids[0], None
+        await self.inner.write(message, related)
+
+    def negotiated(self, version: str) -> None:
+        """Pass the version on."""
+        self.inner.negotiated(version)
+
+    async def close(self) -> None:
+        """Close the upstream (for a spawned server: its shutdown sequence)."""
+        await self.inner.close()
+
+    def seal(self) -> None:
+        """Stop recording: the path is chosen."""
+        self._watching, self._initialize_id = False, None
+
+    def relay_to(self, relay: Relay) -> None:
+        """Hand every upstream frame to ``relay`` from now on."""
+        self.seal()
+        self._relay = relay
+
+
+class Relay:
+    """Frames between a client and an upstream of the same revision, relayed as bytes."""
+
+    def __init__(
+        self,
+        down: Transport,
+        tap: UpstreamTap,
+        upstream: ClientBase[Any],
+        client_capabilities: dict[str, Any],
+        max_depth: int = DEFAULT_MAX_DEPTH,
+    ) -> None:
+        self.down = down
+        self.up = tap.inner
+        self.methods = upstream.METHODS
+        self.server_capabilities = upstream.their_capabilities
+        self.client_capabilities = client_capabilities
+        self.max_depth = max_depth
+        self.reserved = frozenset(tap.sent_ids)
+        """Ids the bridge used upstream: a client request with one goes under another."""
+        self.level = DEFAULT_LOG_LEVEL
+        """The client's log level (the upstream was asked for every message)."""
+        self._flight: dict[RequestId, RequestId] = {}
+        """The client's requests in flight: upstream id -> the client's id."""
+        self._drained: asyncio.Future[None] | None = None
+
+    # -- from the client ------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Relay what the client sends until its input ends; then wait for the answers due."""
+        while (frame := await self.down.read()) is not None:
+            await self.from_client(frame)
+        if self._flight:  # answers in flight may still go out, as a server drains
+            self._drained = asyncio.get_running_loop().create_future()
+            await asyncio.wait((self._drained,), timeout=DRAIN_TIMEOUT_S)
+
+    async def from_client(self, frame: bytes | Inbound) -> None:
+        """Pass one client frame upstream, or answer it when it fails the guard."""
+        if isinstance(frame, Inbound):  # refused by the transport (too large)
+            await self._refuse_inbound(frame)
+            return
+        env = guarded(frame, self.max_depth)
+        if isinstance(env, Inbound):
+            await self._refuse_inbound(env)
+            return
+        id_ = as_id(env.id)
+        problem = shape_problem(env)
+        if problem is not None:
+            await self._refuse(RemoteProtocolError(f"Invalid request: {problem}"), id_)
+            return
+        method = env.method
+        if type(method) is not str:  # an answer to the upstream's request
+            await self._up(Outbound(frame, "response", ids=() if id_ is None else (id_,)))
+        elif id_ is None:
+            await self._client_notification(method, env, frame)
+        else:
+            await self._client_request(id_, method, env, frame)
+
+    async def _client_request(
+        self, id_: RequestId, method: str, env: Envelope, frame: bytes
+    ) -> None:
+        """Send one client request upstream (under another id when its own cannot go)."""
+        if method == "initialize":
+            why = "Invalid request: initialize was already sent on this connection"
+            await self._refuse(RemoteProtocolError(why), id_)
+            return
+        sent = self._upstream_id(id_)
+        if sent in self._flight:
+            why = f"Invalid request: request id {id_!r} is already in flight"
+            await self._refuse(RemoteProtocolError(why), id_)
+            return
+        if method == "logging/setLevel":
+            self._note_level(env.params)
+        if sent != id_:
+            frame = ENCODER.encode(msgspec.structs.replace(env, id=sent))
+        self._flight[sent] = id_
+        await self._up(Outbound(frame, "request", method, (sent,)))
+
+    async def _client_notification(self, method: str, env: Envelope, frame: bytes) -> None:
+        """Send one client notification upstream (the client's ``initialized`` is dropped)."""
+        if method == "notifications/initialized":
+            return
+        if method == "notifications/cancelled":
+            frame = self._cancelled(env, frame)
+        await self._up(Outbound(frame, "notification", method))
+
+    def _cancelled(self, env: Envelope, frame: bytes) -> bytes:
+        """A cancellation, naming the request as it went upstream; it is in flight no more."""
+        raw = env.params
+        try:
+            request_id = as_id(_CANCEL.decode(raw).requestId) if type(raw) is Raw else None
+        except _DECODE_ERRORS:
+            return frame
+        if request_id is None or type(raw) is not Raw:
+            return frame
+        sent = self._upstream_id(request_id)
+        self._answered(sent)
+        if sent == request_id:
+            return frame
+        params = _ANY.decode(raw)
+        params["requestId"] = sent
+        return ENCODER.encode(msgspec.structs.replace(env, params=Raw(ENCODER.encode(params))))
+
+    def _upstream_id(self, id_: RequestId) -> RequestId:
+        """The id a client request goes upstream under: its own, unless the bridge's could clash."""
+        if type(id_) is int:
+            return f"{OWN_IDS}i{id_}" if id_ in self.reserved else id_
+        assert isinstance(id_, str)
+        return f"{OWN_IDS}s{id_}" if id_.startswith(OWN_IDS) else id_
+
+    def _note_level(self, params: Raw | Any) -> None:
+        """The client's log level, from its ``logging/setLevel``."""
+        try:
+            level = _LEVEL.decode(params).level if type(params) is Raw else None
+        except _DECODE_ERRORS:
+            return
+        if isinstance(level, str) and level in LOG_LEVELS:
+            self.level = level
+
+    async def _refuse(self, error: RemoteProtocolError, id_: RequestId | None) -> None:
+        """Answer a client frame that failed the guard (nothing goes upstream)."""
+        await self._down(_error(id_, error.code, error.message, error.data))
+
+    async def _refuse_inbound(self, inbound: Inbound) -> None:
+        """Answer a frame the transport or the general path refused."""
+        if inbound.batch:
+            why = "Invalid request: batches are not supported"
+            await self._refuse(RemoteProtocolError(why), None)
+            return
+        for message in inbound.messages:
+            if type(message) is Malformed:
+                await self._refuse(message.error, message.id)
+
+    # -- from the upstream -----------------------------------------------------------------------
+
+    async def from_upstream(self, frame: bytes | Inbound) -> None:
+        """Pass one upstream frame to the client (an answer under the client's own id)."""
+        if isinstance(frame, Inbound):
+            LOG.info("a frame from the upstream was refused: %s", _why(frame))
+            return
+        try:
+            env = ENVELOPE_DECODER.decode(frame)
+        except _DECODE_ERRORS as exc:
+            LOG.info("a frame from the upstream is no message, not relayed: %s", exc)
+            return
+        method = env.method
+        if type(method) is not str:
+            await self._answer(env, frame)
+        elif env.id is UNSET:
+            if method != "notifications/message" or self._shown(env.params):
+                await self._down(Outbound(frame, "notification", method))
+        else:
+            await self._server_request(method, env, frame)
+
+    async def _answer(self, env: Envelope, frame: bytes) -> None:
+        """An answer to a client request: to the client, under its id (dropped once cancelled)."""
+        sent = as_id(env.id)
+        client_id = _MISSING if sent is None else self._flight.pop(sent, _MISSING)
+        if client_id is _MISSING:
+            if sent is None:  # an error about no request: the client may read it
+                await self._down(Outbound(frame, "response"))
+            return
+        if self._drained is not None:
+            self._check_drained()
+        if client_id != sent:
+            frame = ENCODER.encode(msgspec.structs.replace(env, id=client_id))
+        await self._down(Outbound(frame, "response", ids=(client_id,)))
+
+    def _answered(self, sent: RequestId) -> None:
+        """A client request is no longer in flight."""
+        self._flight.pop(sent, None)
+        self._check_drained()
+
+    def _check_drained(self) -> None:
+        """Wake ``run`` waiting for the answers in flight once none is left."""
+        drained = self._drained
+        if drained is not None and not self._flight and not drained.done():
+            drained.set_result(None)
+
+    async def _server_request(self, method: str, env: Envelope, frame: bytes) -> None:
+        """A request of the upstream: to the client, unless it lacks the capability."""
+        spec = self.methods.get(method)
+        why = None
+        if spec is not None:
+            why = gate(
+                spec, ours=self.server_capabilities, theirs=self.client_capabilities, sending=True
+            )
+        id_ = as_id(env.id)
+        if why is None:
+            await self._down(Outbound(frame, "request", method, () if id_ is None else (id_,)))
+            return
+        LOG.info("not forwarded downstream: %s", why)
+        await self._up(_error(id_, INTERNAL_ERROR, why))
+
+    def _shown(self, params: Raw | Any) -> bool:
+        """Whether a log message reaches the client's level."""
+        if self.level == "debug":
+            return True
+        try:
+            level = _LEVEL.decode(params).level if type(params) is Raw else None
+        except _DECODE_ERRORS:
+            return True  # not ours to judge: the client reads it
+        return not isinstance(level, str) or level not in LOG_LEVELS or reaches(level, self.level)
+
+    async def upstream_gone(self, inner: Transport) -> None:
+        """The upstream's output ended: answer every request in flight with an error."""
+        how = getattr(inner, "exit_description", None)
+        detail = f" (server process {how()})" if callable(how) else ""
+        message = f"the upstream server went away{detail}"
+        flight, self._flight = self._flight, {}
+        for client_id in flight.values():
+            await self._down(_error(client_id, INTERNAL_ERROR, message))
+        self._check_drained()
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    async def _down(self, message: Outbound) -> None:
+        """Write to the client (gone: its input ends too, which ends the relay)."""
+        try:  # noqa: SIM105 (per frame: cheaper than contextlib.suppress)
+            await self.down.write(message)
+        except ConnectionClosed:
+            pass
+
+    async def _up(self, message: Outbound) -> None:
+        """Write to the upstream (gone: the tap meets the end of its output, and answers)."""
+        try:  # noqa: SIM105 (per frame: cheaper than contextlib.suppress)
+            await self.up.write(message)
+        except ConnectionClosed:
+            pass
+
+
+def _why(inbound: Inbound) -> str:
+    """What made a transport refuse a frame."""
+    malformed = inbound.malformed
+    return malformed.error.message if malformed is not None else "not one message"
+
+
+class _Replay:
+    """A transport whose first frame was read already (to choose the path): it comes first."""
+
+    def __init__(self, inner: Transport, first: bytes | Inbound | None) -> None:
+        self.inner = inner
+        self._first: list[bytes | Inbound | None] = [first]
+
+    async def read(self) -> bytes | Inbound | None:
+        """The frame read already, then the transport's."""
+        if self._first:
+            return self._first.pop()
+        return await self.inner.read()
+
+    async def write(self, message: Outbound, related: RelatedId = None) -> None:
+        """Write to the transport."""
+        await self.inner.write(message, related)
+
+    def negotiated(self, version: str) -> None:
+        """Pass the version on."""
+        self.inner.negotiated(version)
+
+    async def close(self) -> None:
+        """Close the transport."""
+        await self.inner.close()
+
+
+def _hello(
+    frame: bytes | Inbound | None, upstream: ClientBase[Any], max_depth: int
+) -> Envelope | None:
+    """The client's ``initialize`` when it asks for the upstream's revision, else None."""
+    if type(frame) is not bytes:
+        return None
+    env = guarded(frame, max_depth)
+    if isinstance(env, Inbound) or env.method != "initialize" or shape_problem(env) is not None:
+        return None
+    if as_id(env.id) is None or type(env.params) is not Raw:
+        return None
+    try:
+        hello = _HELLO.decode(env.params)
+    except _DECODE_ERRORS:
+        return None
+    return env if hello.protocolVersion == upstream.protocol_version else None
+
+
+def _capabilities(env: Envelope) -> dict[str, Any]:
+    """The capabilities the client's ``initialize`` declares."""
+    declared = _HELLO.decode(env.params).capabilities  # type: ignore[arg-type]
+    return declared if isinstance(declared, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+
+
+async def serve_stdio(
+    bridge: Bridge, transport: Transport, max_depth: int = DEFAULT_MAX_DEPTH
+) -> None:
+    """Serve one stdio client: relayed when it asks for the upstream's revision, else converted."""
+    upstream = bridge.upstream
+    tap = upstream.peer.transport
+    relayable = (
+        isinstance(tap, UpstreamTap)
+        and upstream.stateless is None
+        and upstream.FACTS.handshake
+        and not upstream.FACTS.batch
+    )
+    first = await transport.read() if relayable else None
+    hello = _hello(first, upstream, max_depth) if relayable else None
+    if hello is None or not isinstance(tap, UpstreamTap) or tap.initialize_answer is None:
+        if isinstance(tap, UpstreamTap):
+            tap.seal()
+            upstream.peer.transport = tap.inner  # the typed client reads it directly again
+        await serve(
+            _Replay(transport, first) if relayable else transport, bridge.served, max_depth
+        )
+        return
+    answer = ENVELOPE_DECODER.decode(tap.initialize_answer).result
+    relay = Relay(transport, tap, upstream, _capabilities(hello), max_depth)
+    tap.relay_to(relay)
+    client_id = as_id(hello.id)
+    assert client_id is not None
+    frame = ENCODER.encode(OutResult("2.0", client_id, answer))
+    await transport.write(Outbound(frame, "response", ids=(client_id,)))
+    if bridge.on_session is not None:
+        bridge.on_session(upstream.protocol_version)
+    LOG.debug("relaying frames as they are: client and server speak %s", upstream.protocol_version)
+    await relay.run()
