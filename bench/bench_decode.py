@@ -64,7 +64,7 @@ from generated._runtime.core.reader import (  # noqa: E402
     reader_for,
     request_params,
 )
-from generated._runtime.core.wire import Malformed  # noqa: E402
+from generated._runtime.core.wire import Malformed, parse  # noqa: E402
 from generated.v2025_06_18.methods import METHODS  # noqa: E402
 
 SDK_VERSION = "2025-06-18"
@@ -80,32 +80,38 @@ def decode_path(
     """The session's decode path: ``frame``, and for a frame the client receives the method a
     response answers ("" for a notification), None for a frame the server receives.
 
-    As ``Session.parse`` does: the reader of the receiving side, told the result type the
-    pending request awaits; then params, result or error decoded if still raw.
+    As ``Session.receive`` does: the reader of the receiving side, told the result type the
+    pending request awaits, gives the message decoded in one pass (else the general path
+    parses the frame); then params, result or error are decoded if still raw.
     """
     server_side = reader_for(methods, "client")
     client_side = reader_for(methods, "server")
 
+    def typed(message: Any, answers: str | None) -> None:
+        if isinstance(message.method, str):
+            spec = methods[message.method]
+            if isinstance(message.id, msgspec.UnsetType):
+                read_params(spec, message.params, tolerant)
+            else:
+                request_params(spec, message.params, tolerant)
+        elif answers and not isinstance(message.result, msgspec.UnsetType):
+            decode_result(methods[answers], message.result, tolerant)
+        elif not isinstance(message.error, msgspec.UnsetType):
+            decode_error(message.error)
+
     def decode(frame: bytes, answers: str | None) -> None:
         if answers is None:
-            inbound = server_side.parse(frame)
+            message = server_side.one(frame)
         elif answers:
-            inbound = client_side.parse(frame, methods[answers].result)
+            message = client_side.one(frame, methods[answers].result)
         else:
-            inbound = client_side.parse(frame)
-        for message in inbound.messages:
-            if type(message) is Malformed:
-                continue
-            if isinstance(message.method, str):
-                spec = methods[message.method]
-                if isinstance(message.id, msgspec.UnsetType):
-                    read_params(spec, message.params, tolerant)
-                else:
-                    request_params(spec, message.params, tolerant)
-            elif answers and not isinstance(message.result, msgspec.UnsetType):
-                decode_result(methods[answers], message.result, tolerant)
-            elif not isinstance(message.error, msgspec.UnsetType):
-                decode_error(message.error)
+            message = client_side.one(frame)
+        if message is not None:
+            typed(message, answers)
+            return
+        for each in parse(frame).messages:
+            if type(each) is not Malformed:
+                typed(each, answers)
 
     return decode
 

@@ -203,10 +203,17 @@ def decoded_problem(message: Message, frame: bytes, max_depth: int) -> bool:
     """
     if len(frame) > 2 * max_depth + 1 and decoded_too_deep(message, frame, max_depth):
         return True
-    if frame.isascii():
-        return False
-    parts = (message.params, message.result, message.error)
-    return not all(is_utf8(bytes(part)) for part in parts if type(part) is msgspec.Raw)
+    # Only the parts kept raw are left to check (each ASCII one at once): no generator, and
+    # no scan of the whole frame.
+    raw = msgspec.Raw
+    part = message.params
+    if type(part) is raw and not is_utf8(bytes(part)):
+        return True
+    part = message.result
+    if type(part) is raw and not is_utf8(bytes(part)):
+        return True
+    part = message.error
+    return type(part) is raw and not is_utf8(bytes(part))
 
 
 def decoded_too_deep(value: Any, frame: bytes, max_depth: int) -> bool:

@@ -63,6 +63,7 @@ from .wire import (
     encode_frame,
     is_id,
     meta_of,
+    parse,
     progress_frame,
     too_large,
     with_progress_token,
@@ -208,6 +209,12 @@ class Session:
         notifications, or the results our pending requests await. The HTTP server routes a
         POST on the result before handing it to ``receive``, so nothing is parsed twice.
         """
+        found = self._read(frame)
+        return found if isinstance(found, Inbound) else Inbound([found])
+
+    def _read(self, frame: bytes) -> Message | Inbound:
+        """One frame's message decoded in one pass, or its ``Inbound`` from the general path
+        (a batch, what the one pass refuses, a frame too large: ``frame_problem`` there)."""
         if len(frame) > self.max_frame_size:
             return too_large(len(frame), self.max_frame_size)
         reader = self._reader
@@ -215,20 +222,23 @@ class Session:
             reader = self._reader = reader_for(self.methods, self._peer)
         awaiting = self._awaiting
         if not awaiting:
-            return reader.parse(frame, None, self.max_depth)  # frame_problem checked there
-        if len(awaiting) == 1:
-            return reader.parse(frame, next(iter(awaiting.values()))[0], self.max_depth)
-        # Results of several types awaited: the id the frame seems to answer picks one.
-        rid = sniff_id(frame)
-        pending = None if rid is None else self._outgoing.get(rid)
-        if pending is None:
-            return reader.parse(frame, MIXED, self.max_depth)
-        return reader.parse(frame, pending.spec.result, self.max_depth, rid)
+            found = reader.one(frame, None, self.max_depth)
+        elif len(awaiting) == 1:
+            found = reader.one(frame, next(iter(awaiting.values()))[0], self.max_depth)
+        else:  # results of several types awaited: the id the frame seems to answer picks one
+            rid = sniff_id(frame)
+            pending = None if rid is None else self._outgoing.get(rid)
+            result = MIXED if pending is None else pending.spec.result
+            found = reader.one(frame, result, self.max_depth, rid)
+        return parse(frame, self.max_depth) if found is None else found
 
     def receive(self, frame: bytes | Inbound) -> list[Event]:
         """Process one incoming frame (one JSON value, or ``parse``'s result); say what it meant."""
-        inbound = frame if isinstance(frame, Inbound) else self.parse(frame)
+        inbound = frame if isinstance(frame, Inbound) else self._read(frame)
         events: list[Event] = []
+        if not isinstance(inbound, Inbound):  # one message decoded in one pass: no batch
+            self._dispatch(inbound, events, None)
+            return events
         batch: Batch | None = None
         if inbound.batch:
             if not self.batch:

@@ -1,13 +1,13 @@
 # Copied by mcpgen 0.1.0 from its runtime. Do not edit.
 """Decoding received frames: in one pass where the types are known, then params and results.
 
-``Reader.parse`` turns one frame into an ``Inbound`` in ONE pass when the types are known up
-front: a request or notification the peer may send decodes straight into a Struct tagged by its
-``method``, params typed; a response decodes with the result type of the requests awaiting one,
-when they all share it. Anything else, and anything that fails there, takes the general path
-(``wire.parse``): envelopes with params and result left raw, decoded afterwards here by
-``read_params`` / ``request_params`` / ``decode_result``, so errors name what is wrong exactly
-as before.
+``Reader.one`` decodes one frame in ONE pass when the types are known up front (``Reader.parse``
+wraps it in an ``Inbound``; ``Session.receive`` of bytes does not): a request or notification
+the peer may send decodes straight into a Struct tagged by its ``method``, params typed; a
+response decodes with the result type of the requests awaiting one, when they all share it.
+Anything else, and anything that fails there, takes the general path (``wire.parse``):
+envelopes with params and result left raw, decoded afterwards here by ``read_params`` /
+``request_params`` / ``decode_result``, so errors name what is wrong exactly as before.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from .codec import read_json
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, ErrorObject, RemoteProtocolError
 from .events import ProgressToken
 from .frame_guard import DEFAULT_MAX_DEPTH, decoded_problem
-from .message import WireId
+from .message import Message, WireId
 from .unions import dec_hook
 from .wire import (
     ERROR_DECODER,
@@ -71,28 +71,40 @@ class Reader:
         path, which says what is wrong, as it does for a frame the guard refuses (broken UTF-8,
         nesting past ``max_depth``): checked after the one pass, on what msgspec left unchecked.
         """
+        message = self.one(frame, awaiting, max_depth, answers)
+        return parse(frame, max_depth) if message is None else Inbound([message])
+
+    def one(
+        self,
+        frame: bytes,
+        awaiting: Any = None,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        answers: int | None = None,
+    ) -> Message | None:
+        """The one message of ``frame`` decoded in one pass and passed by the guard, or None
+        for the general path (``parse``, whose arguments these are)."""
         if awaiting is None:
             one_pass = self._requests
         elif awaiting is MIXED:
-            one_pass = None
+            return None
         else:
             one_pass = self._responses.get(awaiting)
             if one_pass is None:
                 one_pass = self._responses[awaiting] = _response_decoder(awaiting)
-        if one_pass is not None:
-            try:
-                message = one_pass.decode(frame)
-            except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
-                pass
-            else:
-                # A short ASCII frame leaves the guard nothing to check (no broken UTF-8, too
-                # few bytes to nest too deep): tested here, without a call per frame.
-                if (answers is None or message.id == answers) and (
-                    (len(frame) <= 2 * max_depth + 1 and frame.isascii())
-                    or not decoded_problem(message, frame, max_depth)
-                ):
-                    return Inbound([message])
-        return parse(frame, max_depth)
+        if one_pass is None:
+            return None
+        try:
+            message: Message = one_pass.decode(frame)
+        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+            return None
+        # A short ASCII frame leaves the guard nothing to check (no broken UTF-8, too few
+        # bytes to nest too deep): tested here, without a call per frame.
+        if (answers is None or message.id == answers) and (
+            (len(frame) <= 2 * max_depth + 1 and frame.isascii())
+            or not decoded_problem(message, frame, max_depth)
+        ):
+            return message
+        return None
 
 
 MIXED: Final = object()
