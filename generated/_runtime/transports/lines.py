@@ -216,7 +216,7 @@ class LineReader(asyncio.Protocol):
         assert take is not None
         try:
             waiting = take(frame)
-        except BaseException as exc:  # the reader stopped (its connection closed): pumping ends
+        except Exception as exc:  # the reader stopped (its connection closed): pumping ends
             self._stop(exc)
             return
         if waiting is not None:
