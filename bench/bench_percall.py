@@ -43,14 +43,16 @@ META = {
 Send = Callable[[int], Awaitable[None]]
 
 
-def _call(ident: int, era: str) -> dict[str, Any]:
+def call_frame(ident: int, era: str) -> dict[str, Any]:
+    """A ``tools/call`` request of ``era`` (with its ``_meta`` when stateless)."""
     params: dict[str, Any] = {"name": TOOL, "arguments": {}}
     if era == STATELESS:
         params["_meta"] = META
     return {"jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": params}
 
 
-def _initialize() -> dict[str, Any]:
+def initialize_frame() -> dict[str, Any]:
+    """The ``initialize`` request of the handshake era."""
     params = {
         "protocolVersion": HANDSHAKE,
         "capabilities": {},
@@ -77,9 +79,9 @@ class Lines:
 
 async def _stdio(root: Path, era: str, concurrent: int) -> float:
     process = await asyncio.create_subprocess_exec(
-        _python(root),
+        python_of(root),
         "-m",
-        _fixture(root),
+        fixture_module(root),
         "stdio",
         cwd=root,
         stdin=subprocess.PIPE,
@@ -88,12 +90,12 @@ async def _stdio(root: Path, era: str, concurrent: int) -> float:
     lines = Lines(process)
     try:
         if era == HANDSHAKE:
-            await lines.exchange([_initialize()], 1)
+            await lines.exchange([initialize_frame()], 1)
             await lines.exchange([{"jsonrpc": "2.0", "method": "notifications/initialized"}], 0)
         ids = itertools.count(1)
 
         async def send(n: int) -> None:
-            await lines.exchange([_call(next(ids), era) for _ in range(n)], n)
+            await lines.exchange([call_frame(next(ids), era) for _ in range(n)], n)
 
         return await _measure(send, concurrent)
     finally:
@@ -105,7 +107,7 @@ async def _stdio(root: Path, era: str, concurrent: int) -> float:
 async def _http(root: Path, era: str, concurrent: int) -> float:
     port = _port()
     process = subprocess.Popen(
-        [_python(root), "-m", _fixture(root), str(port), "--json"],
+        [python_of(root), "-m", fixture_module(root), str(port), "--json"],
         cwd=root,
         stderr=subprocess.DEVNULL,
     )
@@ -115,7 +117,7 @@ async def _http(root: Path, era: str, concurrent: int) -> float:
         await _wait_port(port)
         async with httpx.AsyncClient(timeout=30) as client:
             if era == HANDSHAKE:
-                answer = await client.post(url, json=_initialize(), headers=headers)
+                answer = await client.post(url, json=initialize_frame(), headers=headers)
                 headers["mcp-session-id"] = answer.headers["mcp-session-id"]
                 headers["mcp-protocol-version"] = HANDSHAKE
                 note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
@@ -129,7 +131,7 @@ async def _http(root: Path, era: str, concurrent: int) -> float:
             ids = itertools.count(1)
 
             async def post() -> None:
-                body = msgspec.json.encode(_call(next(ids), era))
+                body = msgspec.json.encode(call_frame(next(ids), era))
                 answer = await client.post(url, content=body, headers=headers)
                 if b'"result"' not in answer.content:
                     raise RuntimeError(f"not a result: {answer.content[:300]!r}")
@@ -155,12 +157,13 @@ async def _measure(send: Send, concurrent: int) -> float:
     return cpu.spent_ns / 1000 / (CALLS // concurrent * concurrent)
 
 
-def _python(root: Path) -> str:
+def python_of(root: Path) -> str:
+    """The Python of ``root``'s own virtualenv, else this one."""
     venv = root / ".venv" / "bin" / "python"
     return str(venv) if venv.exists() else sys.executable
 
 
-def _fixture(root: Path) -> str:
+def fixture_module(root: Path) -> str:
     """The fixture server's module in ``root`` (tests/support/, or tests/ in older trees)."""
     if (root / "tests" / "support" / "era_fixture_server.py").exists():
         return "tests.support.era_fixture_server"
@@ -202,7 +205,7 @@ async def main(roots: list[Path], transports: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--root", type=Path, action="append", help="a source tree (repeatable)")
     parser.add_argument("transports", nargs="*", default=[])
     args = parser.parse_args()

@@ -10,10 +10,14 @@ version through ``negotiated`` instead of letting it sniff the initialize result
 
 from __future__ import annotations
 
-from typing import Final, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final, Protocol, runtime_checkable
 
 from .errors import ConnectionClosed, SessionExpired
 from .wire import Inbound, Outbound
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = [
     "STREAM_CLOSED",
@@ -21,8 +25,10 @@ __all__ = [
     "ConnectionClosed",
     "Inbound",
     "Outbound",
+    "PushesFrames",
     "RelatedId",
     "SessionExpired",
+    "Taker",
     "Transport",
 ]
 
@@ -55,6 +61,26 @@ class Transport(Protocol):
 
     async def close(self) -> None:
         """Close the connection; further writes raise ``ConnectionClosed``."""
+        ...
+
+
+Taker = Callable[[bytes | Inbound], "asyncio.Future[None] | None"]
+"""Takes one frame a transport pushes: returns None when done with it, or a future (a task)
+to wait for before the next frame is taken; raises to stop the transport pushing."""
+
+
+@runtime_checkable
+class PushesFrames(Protocol):
+    """A transport that hands each frame to its reader as the bytes arrive (stdio): no read
+    loop, so a frame costs no turn of the event loop between the pipe and the session."""
+
+    async def pump(self, take: Taker) -> None:
+        """Hand every frame to ``take``, in order, until the input ends (then return).
+
+        The next frame is taken once the last one's future is done; frames meanwhile wait in
+        a bounded queue (reading pauses while it is full). What ``take`` raises ends the
+        pumping and is raised here.
+        """
         ...
 
 

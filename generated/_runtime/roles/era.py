@@ -12,6 +12,7 @@ and after ``initialize``; before it, every request does.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
@@ -20,11 +21,12 @@ import msgspec
 
 from ..core.frame_guard import DEFAULT_MAX_DEPTH
 from ..core.meta import META_VERSION
-from ..core.transport import ConnectionClosed, RelatedId, Transport
+from ..core.transport import ConnectionClosed, PushesFrames, RelatedId, Transport
 from ..core.wire import Inbound, Malformed, Outbound, as_id
 from .definition import ServerDefinition
 from .handshake import ServerConnection
 from .peer import Peer
+from .running import start_eagerly
 from .stateless import StatelessConnection, StatelessServer
 
 S = TypeVar("S", bound=ServerDefinition)
@@ -184,21 +186,31 @@ class _Stream:
 
     async def run(self) -> None:
         """Route until the stream closes; then end both connections."""
-        peer = self.stateless.peer
+        transport = self.transport
         try:
-            while (frame := await self.transport.read()) is not None:
-                if self.session is None and not isinstance(frame, Inbound):
-                    frame = self._parse_unless_initialize(frame)
-                if isinstance(frame, Inbound) or self._is_stateless(frame):
-                    await peer.take(frame)
-                    continue
-                if self.session is None:
-                    inner = _Inner(self.transport)
-                    self.session = ServerConnection(self.handshake, inner, self.max_depth)
-                # Fed here, not through a queue to a task of its own: no loop turn per frame.
-                await self.session.peer.take(frame)
+            if isinstance(transport, PushesFrames):
+                await transport.pump(self._pushed)
+            else:
+                while (frame := await transport.read()) is not None:
+                    await self._route(frame)
         finally:
-            await self._end(peer)
+            await self._end(self.stateless.peer)
+
+    def _pushed(self, frame: bytes | Inbound) -> asyncio.Task[None] | None:
+        """Route a frame the transport pushes, at once; a task only if routing it waits."""
+        return start_eagerly(self._route(frame))
+
+    async def _route(self, frame: bytes | Inbound) -> None:
+        """Hand one frame to the connection of its era (the handshake one opens here)."""
+        if self.session is None and not isinstance(frame, Inbound):
+            frame = self._parse_unless_initialize(frame)
+        if isinstance(frame, Inbound) or self._is_stateless(frame):
+            await self.stateless.peer.take(frame)
+            return
+        if self.session is None:
+            self.session = ServerConnection(self.handshake, _Inner(self.transport), self.max_depth)
+        # Fed here, not through a queue to a task of its own: no loop turn per frame.
+        await self.session.peer.take(frame)
 
     async def _end(self, peer: Peer) -> None:
         await peer.close()

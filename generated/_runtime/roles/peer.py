@@ -43,9 +43,9 @@ from ..core.events import (
 )
 from ..core.methods import MethodSpec
 from ..core.session import Session
-from ..core.transport import Transport
+from ..core.transport import PushesFrames, Transport
 from ..core.wire import Inbound, Outbound
-from .running import RequestTasks
+from .running import RequestTasks, start_eagerly
 
 __all__ = ["MCPError", "Peer", "ProgressCallback", "RequestTimeout"]
 
@@ -252,6 +252,11 @@ class Peer:
         finish, so their responses still go out (the peer may still be reading).
         """
         try:
+            if isinstance(self.transport, PushesFrames):
+                with contextlib.suppress(ConnectionClosed):  # raised by ``_pushed``: we closed
+                    await self.transport.pump(self._pushed)
+                    await self._drain()
+                return
             while self._closed is None:
                 frame = await self.transport.read()
                 if frame is None:
@@ -260,6 +265,12 @@ class Peer:
                 await self.take(frame)
         finally:
             self._input_ended()
+
+    def _pushed(self, frame: bytes | Inbound) -> asyncio.Task[None] | None:
+        """Take a frame the transport pushes, at once; a task only if taking it waits."""
+        if self._closed is not None:
+            raise self._closed
+        return start_eagerly(self.take(frame))
 
     async def take(self, frame: bytes | Inbound) -> None:
         """Act on one frame and write what it queued: a step of ``run``, or of a router that

@@ -1,0 +1,421 @@
+"""Newline-delimited frames over pipes, pushed to their reader as the bytes arrive.
+
+``LineReader`` is the read side's asyncio protocol: ``data_received`` splits the bytes into
+frames and hands each straight to the reader's ``take`` (``Transport.pump``), so a frame costs
+no turn of the event loop between the pipe and the session. A frame whose ``take`` waits (a
+full output pipe, a notification handler that awaits) holds the next ones in a queue; when the
+queue holds ``QUEUED_FRAMES`` frames or ``QUEUED_BYTES`` bytes, reading pauses until it empties,
+so a slow or stuck reader never grows memory. A line longer than the frame limit is dropped as
+it arrives (never buffered whole) and stands as one refused frame. A reader that pulls
+(``read()``) gets the same queue.
+
+``PipeWriter`` is the write side's protocol: a write goes to the pipe transport at once and
+waits only while the pipe's buffer is over its high-water mark (``pause_writing``).
+``LineTransport`` is the ``Transport`` over the two.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import os
+import threading
+from typing import Final, Protocol
+
+from ..core.transport import ConnectionClosed, RelatedId, Taker
+from ..core.wire import Inbound, Outbound, too_large
+
+QUEUED_FRAMES: Final = 256
+"""Frames received and not yet taken at which reading pauses."""
+QUEUED_BYTES: Final = 1024 * 1024
+"""Bytes of frames received and not yet taken at which reading pauses."""
+
+Frame = bytes | Inbound
+
+
+class Pausable(Protocol):
+    """What feeds a ``LineReader``: a read pipe transport, or a thread reading a file."""
+
+    def is_closing(self) -> bool:
+        """Whether it is closed or closing."""
+        ...
+
+    def pause_reading(self) -> None:
+        """Deliver nothing until ``resume_reading``."""
+        ...
+
+    def resume_reading(self) -> None:
+        """Deliver again."""
+        ...
+
+
+class LineReader(asyncio.Protocol):
+    """Splits a byte stream into frames (lines) and pushes or queues them for its reader."""
+
+    def __init__(self, max_frame: int) -> None:
+        self.max_frame = max_frame
+        self._buffer = bytearray()
+        self._skipped: int | None = None
+        """Bytes of the oversize line being dropped (None: no line is being dropped)."""
+        self._queue: collections.deque[Frame] = collections.deque()
+        self._queued_bytes = 0
+        self._eof = False
+        self._waiter: asyncio.Future[None] | None = None
+        self._take: Taker | None = None
+        self._busy = False
+        """Whether a frame's ``take`` is still waiting (the next frames wait for it)."""
+        self._pumped: asyncio.Future[None] | None = None
+        self._pipe: Pausable | None = None
+        self._paused = False
+
+    # -- the pipe's side -------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Keep the read transport, to pause and resume it."""
+        if isinstance(transport, asyncio.ReadTransport):
+            self._pipe = transport
+
+    def read_by(self, feed: Pausable) -> None:
+        """Take ``feed`` (not a pipe transport) as what to pause and resume."""
+        self._pipe = feed
+
+    def data_received(self, data: bytes) -> None:
+        """Split ``data`` into frames; push or queue each complete one."""
+        if self._skipped is not None:
+            end = data.find(b"\n")
+            if end < 0:
+                self._skipped += len(data)
+                return
+            self._frame(too_large(self._skipped + end + 1, self.max_frame))
+            self._skipped = None
+            data = data[end + 1 :]
+        buffer = self._buffer
+        if buffer:
+            if b"\n" not in data:
+                buffer += data
+                if len(buffer) > self.max_frame:
+                    self._skip_buffer()
+                return
+            data = bytes(buffer) + data
+            buffer.clear()
+        lines = data.split(b"\n")
+        tail = lines.pop()
+        for line in lines:
+            if len(line) > self.max_frame:
+                self._frame(too_large(len(line) + 1, self.max_frame))
+                continue
+            line = line.strip()
+            if line:
+                self._frame(line)
+        if tail:
+            buffer += tail
+            if len(buffer) > self.max_frame:
+                self._skip_buffer()
+
+    def _skip_buffer(self) -> None:
+        """The line being read is over the limit: drop what we have and the rest as it comes."""
+        self._skipped = len(self._buffer)
+        self._buffer.clear()
+
+    def eof_received(self) -> bool:
+        """The peer closed its end: what remains without a newline is the last frame."""
+        self._ended()
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """The pipe is gone (closed or failed): the input ends."""
+        self._ended()
+
+    def _ended(self) -> None:
+        if self._eof:
+            return
+        if self._skipped is not None:
+            self._frame(too_large(self._skipped, self.max_frame))
+            self._skipped = None
+        tail = bytes(self._buffer).strip()
+        self._buffer.clear()
+        if tail:
+            self._frame(tail)
+        self._eof = True
+        self._wake()
+        self._settle()
+
+    # -- the reader's side -----------------------------------------------------------------
+
+    @property
+    def queued(self) -> int:
+        """Frames received and not yet taken (or read)."""
+        return len(self._queue)
+
+    def _frame(self, frame: Frame) -> None:
+        """Hand one frame to the pump at once, or queue it (pausing the pipe when full)."""
+        if self._take is not None and not self._busy and not self._queue:
+            self._run(frame)
+            return
+        self._queue.append(frame)
+        if isinstance(frame, bytes):
+            self._queued_bytes += len(frame)
+        self._wake()
+        if not self._paused and (
+            len(self._queue) >= QUEUED_FRAMES or self._queued_bytes >= QUEUED_BYTES
+        ):
+            self._pause(True)
+
+    def _pop(self) -> Frame:
+        frame = self._queue.popleft()
+        if isinstance(frame, bytes):
+            self._queued_bytes -= len(frame)
+        if self._paused and not self._queue:
+            self._pause(False)
+        return frame
+
+    def _pause(self, paused: bool) -> None:
+        pipe = self._pipe
+        if pipe is not None and not pipe.is_closing():
+            if paused:
+                pipe.pause_reading()
+            else:
+                pipe.resume_reading()
+        self._paused = paused
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def read(self) -> Frame | None:
+        """The next frame, or None once the input ended and every frame was read."""
+        while not self._queue:
+            if self._eof:
+                return None
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._pop()
+
+    async def pump(self, take: Taker) -> None:
+        """Hand every frame to ``take`` as it arrives, in order, until the input ends."""
+        if self._take is not None:
+            raise RuntimeError("this stream is already pumped")
+        self._take = take
+        self._pumped = asyncio.get_running_loop().create_future()
+        try:
+            self._next()
+            await self._pumped
+        finally:
+            self._take = None
+            self._pumped = None
+
+    def _run(self, frame: Frame) -> None:
+        """Take one frame; if its ``take`` waits, hold the next frames until it is done."""
+        take = self._take
+        assert take is not None
+        try:
+            waiting = take(frame)
+        except Exception as exc:  # the reader stopped (its connection closed): pumping ends
+            self._stop(exc)
+            return
+        if waiting is not None:
+            self._busy = True
+            waiting.add_done_callback(self._taken)
+
+    def _taken(self, done: asyncio.Future[None]) -> None:
+        self._busy = False
+        if not done.cancelled() and done.exception() is not None:
+            self._stop(done.exception())
+            return
+        self._next()
+
+    def _next(self) -> None:
+        """Take queued frames until one waits or none is left."""
+        while self._queue and not self._busy and self._take is not None:
+            self._run(self._pop())
+        self._settle()
+
+    def _settle(self) -> None:
+        """End the pump once the input ended and every frame was taken."""
+        if self._eof and not self._queue and not self._busy:
+            self._stop(None)
+
+    def _stop(self, error: BaseException | None) -> None:
+        pumped = self._pumped
+        self._take = None
+        if pumped is None or pumped.done():
+            return
+        if error is None:
+            pumped.set_result(None)
+        else:
+            pumped.set_exception(error)
+
+
+class FileFeed:
+    """Reads a regular file in a thread into a ``LineReader`` (asyncio's pipes refuse files).
+
+    One chunk is in flight at a time, and none while the reader is paused.
+    """
+
+    def __init__(self, fd: int, reader: LineReader, loop: asyncio.AbstractEventLoop) -> None:
+        self._fd = fd
+        self._reader = reader
+        self._loop = loop
+        self._ready = threading.Event()
+        self._paused = False
+        reader.read_by(self)
+        self._ready.set()
+        threading.Thread(target=self._feed, daemon=True).start()
+
+    def _feed(self) -> None:
+        while True:
+            self._ready.wait()
+            self._ready.clear()
+            chunk = os.read(self._fd, 1 << 16)
+            if not chunk:
+                self._loop.call_soon_threadsafe(self._reader.eof_received)
+                return
+            self._loop.call_soon_threadsafe(self._deliver, chunk)
+
+    def _deliver(self, chunk: bytes) -> None:
+        self._reader.data_received(chunk)
+        if not self._paused:
+            self._ready.set()
+
+    def is_closing(self) -> bool:
+        """Never: the thread ends at end of file."""
+        return False
+
+    def pause_reading(self) -> None:
+        """Read no more chunks until ``resume_reading``."""
+        self._paused = True
+
+    def resume_reading(self) -> None:
+        """Go on reading."""
+        self._paused = False
+        self._ready.set()
+
+
+class PipeWriter(asyncio.BaseProtocol):
+    """The write side's protocol: tells writers when the pipe's buffer is full, and when gone."""
+
+    def __init__(self) -> None:
+        self.paused = False
+        self._resumed: asyncio.Future[None] | None = None
+        self.gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def pause_writing(self) -> None:
+        """The pipe's buffer is over its high-water mark."""
+        self.paused = True
+
+    def resume_writing(self) -> None:
+        """The buffer drained below its low-water mark: wake the writers."""
+        self.paused = False
+        if self._resumed is not None and not self._resumed.done():
+            self._resumed.set_result(None)
+        self._resumed = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """The pipe is gone: wake the writers (they find it closing) and the closer."""
+        self.resume_writing()
+        if not self.gone.done():
+            self.gone.set_result(None)
+
+    async def drained(self) -> None:
+        """Wait until the buffer drained (returns at once unless paused)."""
+        while self.paused and not self.gone.done():
+            if self._resumed is None:
+                self._resumed = asyncio.get_running_loop().create_future()
+            await asyncio.shield(self._resumed)
+
+
+class Sink(Protocol):
+    """Where written bytes go: a pipe transport, or a regular file."""
+
+    def write(self, data: bytes) -> None:
+        """Write (or buffer) all of ``data``."""
+        ...
+
+    def is_closing(self) -> bool:
+        """Whether the sink is closed or closing."""
+        ...
+
+    def close(self) -> None:
+        """Close (after writing what is buffered)."""
+        ...
+
+
+class FileSink:
+    """A regular file to write to (writes barely block)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._closed = False
+
+    def write(self, data: bytes) -> None:
+        """Write all of ``data``."""
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+
+    def is_closing(self) -> bool:
+        """Whether ``close`` was called."""
+        return self._closed
+
+    def close(self) -> None:
+        """Close the file descriptor."""
+        if not self._closed:
+            self._closed = True
+            os.close(self._fd)
+
+
+class LineTransport:
+    """Newline-delimited JSON frames: a ``LineReader`` in, a pipe (or file) out."""
+
+    def __init__(self, reader: LineReader, sink: Sink, flow: PipeWriter | None = None) -> None:
+        self._reader = reader
+        self._sink = sink
+        self._flow = flow
+        self._closed = False
+
+    async def read(self) -> bytes | Inbound | None:
+        """Return the next non-empty line without its newline; None once the peer closed.
+
+        A line longer than the limit is skipped unread and stands as a refused frame.
+        """
+        return await self._reader.read()
+
+    async def pump(self, take: Taker) -> None:
+        """Hand every frame to ``take`` as it arrives (see ``Transport.pump``)."""
+        await self._reader.pump(take)
+
+    async def write(self, message: Outbound | bytes, related: RelatedId = None) -> None:
+        """Write one message (or a frame made by hand) and its newline; wait if the pipe is full."""
+        if self._closed:
+            raise ConnectionClosed("the transport is closed")
+        sink = self._sink
+        if sink.is_closing():
+            raise ConnectionClosed("the peer closed the pipe")
+        data = message if isinstance(message, bytes) else message.data
+        try:
+            sink.write(data + b"\n")
+        except (ConnectionError, OSError) as exc:
+            raise ConnectionClosed(f"the peer closed the pipe: {exc}") from None
+        flow = self._flow
+        if flow is not None and flow.paused:
+            await flow.drained()
+            if sink.is_closing():
+                raise ConnectionClosed("the peer closed the pipe")
+
+    def negotiated(self, version: str) -> None:
+        """Nothing to do: newline-delimited JSON carries no version."""
+
+    async def close(self) -> None:
+        """Close the writing side (the peer sees end of input) once what is buffered is out."""
+        if self._closed:
+            return
+        self._closed = True
+        with contextlib.suppress(ConnectionError, OSError):
+            self._sink.close()
+            if self._flow is not None:
+                await self._flow.gone

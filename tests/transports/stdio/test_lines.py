@@ -1,0 +1,273 @@
+"""The push line transport: frames split and handed on as bytes arrive, bounds, flow control."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import tracemalloc
+
+import pytest
+
+from generated._runtime.core.wire import Inbound
+from generated._runtime.transports.lines import (
+    QUEUED_FRAMES,
+    LineReader,
+    LineTransport,
+    PipeWriter,
+)
+
+STEP_S = 5.0
+"""The longest any single wait here may take before it counts as a hang."""
+Frame = bytes | Inbound
+
+
+def refused(frame: Frame) -> str:
+    """The error message of a frame refused unparsed (fails if the frame is not one)."""
+    assert isinstance(frame, Inbound)
+    error = frame.messages[0].error  # type: ignore[union-attr]
+    return str(error)
+
+
+class Taking:
+    """A ``take`` that records frames; with ``slow``, each frame waits on a future."""
+
+    def __init__(self, slow: bool = False) -> None:
+        self.frames: list[Frame] = []
+        self.slow = slow
+        self.pending: list[asyncio.Future[None]] = []
+
+    def __call__(self, frame: Frame) -> asyncio.Future[None] | None:
+        self.frames.append(frame)
+        if not self.slow:
+            return None
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.pending.append(future)
+        return future
+
+    def release(self) -> None:
+        """Let every frame taken so far be done."""
+        for future in self.pending:
+            if not future.done():
+                future.set_result(None)
+
+
+class FakePipe(asyncio.ReadTransport):
+    """A read transport that records pausing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.paused = False
+        self.pauses = 0
+
+    def is_closing(self) -> bool:
+        """Never closing."""
+        return False
+
+    def pause_reading(self) -> None:
+        """Record a pause."""
+        self.paused = True
+        self.pauses += 1
+
+    def resume_reading(self) -> None:
+        """Record a resume."""
+        self.paused = False
+
+
+async def pumped(reader: LineReader, take: Taking) -> asyncio.Task[None]:
+    """Start pumping ``reader`` into ``take``, in a task."""
+    task = asyncio.create_task(reader.pump(take))
+    await asyncio.sleep(0)
+    return task
+
+
+async def test_a_frame_split_across_many_reads_arrives_whole() -> None:
+    """Bytes fed one at a time make one frame, taken as its last byte arrives."""
+    reader, take = LineReader(1024), Taking()
+    task = await pumped(reader, take)
+    for byte in b'{"a": 1}\n':
+        assert take.frames == []
+        reader.data_received(bytes([byte]))
+    assert take.frames == [b'{"a": 1}']
+    reader.eof_received()
+    await asyncio.wait_for(task, STEP_S)
+
+
+async def test_many_frames_in_one_read_are_taken_in_order_and_blank_lines_skipped() -> None:
+    """One chunk of 500 lines (with blank and CRLF lines) gives 500 frames, in order."""
+    reader, take = LineReader(1024), Taking()
+    task = await pumped(reader, take)
+    chunk = b"".join(b"[%d]\r\n\n" % i for i in range(500)) + b"[500"
+    reader.data_received(chunk)
+    assert take.frames == [b"[%d]" % i for i in range(500)]
+    reader.data_received(b"]\n")
+    assert take.frames[-1] == b"[500]"
+    reader.eof_received()
+    await asyncio.wait_for(task, STEP_S)
+
+
+async def test_a_last_frame_without_newline_is_taken_at_end_of_input() -> None:
+    """What follows the last newline is a frame once the input ends, pulled or pushed."""
+    reader, take = LineReader(1024), Taking()
+    task = await pumped(reader, take)
+    reader.data_received(b'{"x": 1}\n{"y": 2}  ')
+    assert take.frames == [b'{"x": 1}']
+    reader.eof_received()
+    await asyncio.wait_for(task, STEP_S)
+    assert take.frames == [b'{"x": 1}', b'{"y": 2}']
+    pulled = LineReader(1024)
+    pulled.data_received(b"[1]\n[2]")
+    pulled.eof_received()
+    assert [await pulled.read(), await pulled.read(), await pulled.read()] == [b"[1]", b"[2]", None]
+
+
+@pytest.mark.parametrize("chunk", [7, 100, 1 << 16], ids=["tiny-reads", "small-reads", "one-read"])
+async def test_an_oversize_frame_is_refused_and_the_next_frame_taken(chunk: int) -> None:
+    """A line over the limit becomes one refused frame; the good frame after it goes through."""
+    reader, take = LineReader(64), Taking()
+    task = await pumped(reader, take)
+    data = b"[1]\n" + b"[" + b"9," * 100 + b"0]\n" + b"[2]\n"
+    for at in range(0, len(data), chunk):
+        reader.data_received(data[at : at + chunk])
+    reader.eof_received()
+    await asyncio.wait_for(task, STEP_S)
+    assert take.frames[0] == b"[1]" and take.frames[2] == b"[2]" and len(take.frames) == 3
+    assert "exceeds the limit of 64" in refused(take.frames[1])
+
+
+async def test_an_oversize_frame_is_dropped_as_it_arrives_not_buffered() -> None:
+    """20 MB of one line in 64 KB reads never holds more than a frame's limit at once."""
+    limit = 64 * 1024
+    reader, take = LineReader(limit), Taking()
+    task = await pumped(reader, take)
+    piece = b"x" * (1 << 16)
+    tracemalloc.start()
+    try:
+        reader.data_received(b'{"pad": "')
+        for _ in range(320):
+            reader.data_received(piece)
+        reader.data_received(b'"}\n[7]\n')
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * limit
+    assert "exceeds" in refused(take.frames[0]) and take.frames[1:] == [b"[7]"]
+    reader.eof_received()
+    await asyncio.wait_for(task, STEP_S)
+
+
+async def test_an_oversize_line_cut_short_by_end_of_input_is_refused() -> None:
+    """An oversize line with no newline before end of input still stands as a refused frame."""
+    reader, take = LineReader(16), Taking()
+    task = await pumped(reader, take)
+    reader.data_received(b"x" * 40)
+    reader.eof_received()
+    await asyncio.wait_for(task, STEP_S)
+    assert len(take.frames) == 1 and "exceeds" in refused(take.frames[0])
+
+
+async def test_a_waiting_take_holds_the_next_frames_and_a_full_queue_pauses_reading() -> None:
+    """Frames after a waiting take queue in order; reading pauses at the bound, resumes when
+    they are taken, and nothing is lost."""
+    reader, take = LineReader(1024), Taking(slow=True)
+    pipe = FakePipe()
+    reader.connection_made(pipe)
+    task = await pumped(reader, take)
+    sent = 0
+    while not pipe.paused:  # a pipe delivers only while reading is not paused
+        reader.data_received(b"".join(b"[%d]\n" % (sent + i) for i in range(10)))
+        sent += 10
+        assert reader.queued <= QUEUED_FRAMES + 10
+    assert len(take.frames) == 1  # the first frame's take still waits
+    assert reader.queued >= QUEUED_FRAMES - 10
+    while take.pending and not all(f.done() for f in take.pending):
+        take.release()
+        await asyncio.sleep(0)
+    assert not pipe.paused and reader.queued == 0
+    assert take.frames == [b"[%d]" % i for i in range(sent)]
+    reader.eof_received()
+    await asyncio.wait_for(task, STEP_S)
+
+
+async def test_a_flood_over_a_real_pipe_with_a_slow_reader_stays_bounded() -> None:
+    """A writer flooding a pipe against a take that waits on every frame: memory stays
+    bounded (the queue never passes its bound by more than one read) and every frame arrives."""
+    loop = asyncio.get_running_loop()
+    ours, theirs = os.pipe()
+    frames = 20_000
+    line = b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"n":%d}}\n'
+
+    def flood() -> None:
+        with os.fdopen(theirs, "wb") as out:
+            for i in range(frames):
+                out.write(line % i)
+
+    reader = LineReader(1024)
+    pipe, _ = await loop.connect_read_pipe(lambda: reader, os.fdopen(ours, "rb", buffering=0))
+    most = 0
+    taken: list[Frame] = []
+
+    def take(frame: Frame) -> asyncio.Future[None]:
+        nonlocal most
+        most = max(most, reader.queued)
+        taken.append(frame)
+        future: asyncio.Future[None] = loop.create_future()
+        loop.call_soon(future.set_result, None)  # done on the next turn: slower than the pipe
+        return future
+
+    writer = threading.Thread(target=flood)
+    writer.start()
+    try:
+        await asyncio.wait_for(reader.pump(take), 60)
+    finally:
+        writer.join(STEP_S)
+        pipe.close()
+    assert len(taken) == frames and taken[-1] == (line % (frames - 1)).strip()
+    per_read = 256 * 1024 // len(line % 0) + 1
+    assert QUEUED_FRAMES <= most <= QUEUED_FRAMES + per_read
+
+
+async def test_a_write_waits_while_the_pipe_is_full_and_goes_on_once_read() -> None:
+    """Writes to a pipe nobody reads stop at its high-water mark; reading lets them finish."""
+    loop = asyncio.get_running_loop()
+    theirs, ours = os.pipe()
+    pipe, flow = await loop.connect_write_pipe(PipeWriter, os.fdopen(ours, "wb", buffering=0))
+    transport = LineTransport(LineReader(1024), pipe, flow)
+    frame = b"[" + b"1," * 500 + b"1]"
+    count = 2000
+
+    async def write_all() -> None:
+        for _ in range(count):
+            await transport.write(frame)
+
+    writing = asyncio.create_task(write_all())
+    await asyncio.sleep(0.2)
+    assert not writing.done()
+    assert pipe.get_write_buffer_size() <= pipe.get_write_buffer_limits()[1] + len(frame) + 1
+    got = bytearray()
+
+    def drain() -> None:
+        while chunk := os.read(theirs, 1 << 16):
+            got.extend(chunk)
+
+    reading = threading.Thread(target=drain)
+    reading.start()
+    await asyncio.wait_for(writing, STEP_S * 4)
+    await asyncio.wait_for(transport.close(), STEP_S)
+    reading.join(STEP_S)
+    os.close(theirs)
+    assert bytes(got) == (frame + b"\n") * count
+
+
+async def test_a_take_that_raises_ends_the_pump_with_its_error() -> None:
+    """What ``take`` raises ends the pumping and comes out of ``pump``."""
+    reader = LineReader(1024)
+
+    def take(frame: Frame) -> None:
+        raise ConnectionResetError("the reader closed")
+
+    task = asyncio.create_task(reader.pump(take))
+    await asyncio.sleep(0)
+    reader.data_received(b"[1]\n")
+    with pytest.raises(ConnectionResetError):
+        await asyncio.wait_for(task, STEP_S)
