@@ -676,10 +676,10 @@ async def _respond(
     headers: list[tuple[bytes, bytes]] | None = None,
     content_type: bytes | None = b"application/json",
 ) -> None:
-    out = list(headers or [])
+    out = [*headers] if headers else []
     if content_type is not None and body:
         out.append((b"content-type", content_type))
-    out.append((b"content-length", str(len(body)).encode()))
+    out.append((b"content-length", b"%d" % len(body)))
     await send({"type": "http.response.start", "status": status, "headers": out})
     await send({"type": "http.response.body", "body": body})
 
@@ -704,10 +704,13 @@ async def _collect(stream: Stream) -> list[bytes]:
 
     Handlers that answered without waiting left them queued: taken without a wait."""
     frames: list[bytes] = []
-    while (item := stream.get_nowait() if stream.done else await stream.get()) is not None:
+    while not stream.done:
+        item = await stream.get()
+        if item is None:
+            return frames
         if isinstance(item, tuple):
             frames.append(item[1])
-    return frames
+    return frames + stream.frames_left() if frames else stream.frames_left()
 
 
 async def _stream_sse(

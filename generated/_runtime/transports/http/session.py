@@ -232,6 +232,15 @@ class Stream:
         """Take the next item at once (the stream must not be ``empty``)."""
         return self._taken(self._items.popleft())
 
+    def frames_left(self) -> list[bytes]:
+        """Take at once the data of every event still queued (once the stream is ``done``,
+        nothing more comes: a JSON answer's frames)."""
+        frames = [item[1] for item in self._items if isinstance(item, tuple)]
+        self._items.clear()
+        self.queued_bytes = 0
+        self._wake_producer()
+        return frames
+
     async def get(self) -> Item:
         """Take the next item to send (None: the stream ended)."""
         while not self._items:
@@ -501,10 +510,12 @@ class HttpSession:
         Open the POST's stream first (``open_stream``): answers are routed as they are written.
         A request the client cancels gets no answer, so its stream stops waiting for one.
         """
-        for event in await self.connection.peer.feed(inbound):
+        peer = self.connection.peer
+        for event in await peer.feed(inbound):
             if isinstance(event, Cancelled):
                 self._drop(event.request_id)
-        await self.connection.peer.flush()
+        if peer.flush_due:  # handlers that answered at once flushed their answers
+            await peer.flush()
 
     def _drop(self, request_id: RequestId) -> None:
         """Stop waiting for the answer to a cancelled request."""
