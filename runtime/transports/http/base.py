@@ -382,6 +382,10 @@ _CONNECTION_USE: ContextVar[ConnectionUse | None] = ContextVar(
 """The ``ConnectionUse`` of the request being sent in this task (read by ``_ReuseConnector``)."""
 
 
+_USED_PROTOCOLS: weakref.WeakSet[Any] = weakref.WeakSet()
+"""The protocols (one per TCP connection) that a request of ours was given already."""
+
+
 class _ReuseConnector(aiohttp.TCPConnector):
     """The transport's own connector: tells each request whether its connection was pooled.
 
@@ -389,10 +393,6 @@ class _ReuseConnector(aiohttp.TCPConnector):
     signals aiohttp builds and sends on every request whether anyone listens or not: a
     connection whose protocol served a request before came from the pool.
     """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._used: weakref.WeakSet[Any] = weakref.WeakSet()
 
     async def connect(
         self, req: Any, traces: list[Any], timeout: aiohttp.ClientTimeout
@@ -402,9 +402,9 @@ class _ReuseConnector(aiohttp.TCPConnector):
         protocol = connection.protocol
         use = _CONNECTION_USE.get()
         if use is not None:
-            use.reused = protocol in self._used
+            use.reused = protocol in _USED_PROTOCOLS
         if protocol is not None:
-            self._used.add(protocol)
+            _USED_PROTOCOLS.add(protocol)
         return connection
 
 

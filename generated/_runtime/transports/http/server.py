@@ -198,46 +198,32 @@ def _refuse_bad(inbound: Inbound) -> tuple[list[RequestId], bool]:
 
 
 class _Allowed:
-    """The Host and Origin values already found allowed, so that a request repeating one (every
-    request of a client does) is let through by one lookup instead of parsing it again.
+    """The values of one header (Host or Origin) already found allowed, so that a request
+    repeating one (every request of a client does) is let through by one lookup instead of
+    parsing it again.
 
-    Only values that passed are kept, at most ``KEPT`` of each, and only for the allow-list
-    they passed against (an options object given a new list starts afresh); a value not kept
-    is checked in full, as every value was before.
+    Only values that passed are kept, at most ``KEPT``, and only for the allow-list they
+    passed against (an options object given a new list starts afresh); a value not kept is
+    checked in full, as every value was before.
     """
 
     KEPT: Final = 64
 
     def __init__(self) -> None:
-        self._hosts: set[str] = set()
-        self._origins: set[str] = set()
-        self._host_list: tuple[str, ...] = ()
-        self._origin_list: tuple[str, ...] = ()
+        self._kept: set[str] = set()
+        self._against: tuple[str, ...] = ()
 
-    def host(self, value: str, allowed: tuple[str, ...]) -> bool:
-        """Whether the Host header ``value`` names an allowed host (any port)."""
-        if allowed is not self._host_list:
-            self._hosts, self._host_list = set(), allowed
-        elif value in self._hosts:
+    def allows(self, value: str, allowed: tuple[str, ...]) -> bool:
+        """Whether ``value`` names an allowed host (any scheme and port)."""
+        if allowed is not self._against:
+            self._kept, self._against = set(), allowed
+        elif value in self._kept:
             return True
-        return _admit(value, allowed, self._hosts)
-
-    def origin(self, value: str, allowed: tuple[str, ...]) -> bool:
-        """Whether the Origin header ``value`` names an allowed host (any scheme and port)."""
-        if allowed is not self._origin_list:
-            self._origins, self._origin_list = set(), allowed
-        elif value in self._origins:
-            return True
-        return _admit(value, allowed, self._origins)
-
-
-def _admit(value: str, allowed: tuple[str, ...], kept: set[str]) -> bool:
-    """Check ``value`` in full against ``allowed``; keep it in ``kept`` (bounded) if it passes."""
-    if "*" not in allowed and _host_name(value) not in allowed:
-        return False
-    if len(kept) < _Allowed.KEPT:
-        kept.add(value)
-    return True
+        if "*" not in allowed and _host_name(value) not in allowed:
+            return False
+        if len(self._kept) < self.KEPT:
+            self._kept.add(value)
+        return True
 
 
 def _host_name(value: str) -> str:
@@ -261,7 +247,7 @@ class McpHttpApp:
         self.tool_headers = None if self.stateless is None else ToolHeaders(self.stateless)
         self._sweeper: asyncio.Task[None] | None = None
         self._ending: set[asyncio.Task[None]] = set()
-        self._allowed = _Allowed()
+        self._hosts, self._origins = _Allowed(), _Allowed()
 
     def _register(self, session: HttpSession) -> None:
         """Keep a new session, and make sure idle ones get ended."""
@@ -390,10 +376,10 @@ class McpHttpApp:
         """Host/Origin validation against DNS rebinding, then the authentication hook."""
         opts = self.options
         raw_host = headers.get("host", "")
-        if not self._allowed.host(raw_host, opts.allowed_hosts):
+        if not self._hosts.allows(raw_host, opts.allowed_hosts):
             raise _Reject(421, f"Host {_host_name(raw_host)!r} is not allowed")
         origin = headers.get("origin")
-        if origin is not None and not self._allowed.origin(origin, opts.allowed_origins):
+        if origin is not None and not self._origins.allows(origin, opts.allowed_origins):
             raise _Reject(403, f"Origin {origin!r} is not allowed")
         if opts.authenticate is not None and not await opts.authenticate(headers):
             challenge = 'Bearer error="invalid_token"'
