@@ -270,6 +270,9 @@ def as_json(capabilities: object) -> dict[str, Any]:
 def has_capability(capabilities: Mapping[str, Any], path: str) -> bool:
     """Whether a dotted capability path is declared (``tools``, ``resources.subscribe``)."""
     node: object = capabilities
+    if type(node) is dict and "." not in path:  # the common case: one lookup
+        found = cast("dict[str, object]", node).get(path)
+        return found is not False and found is not None
     for part in path.split("."):
         if not isinstance(node, Mapping):
             return False

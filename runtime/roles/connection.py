@@ -177,6 +177,21 @@ CAPABILITY_FLAGS: Final = frozenset({"listChanged", "subscribe"})
 """
 
 
+_LOGGING: dict[int, tuple[Mapping[str, MethodSpec[Any, Any]], bool]] = {}
+
+
+def declares_logging(methods: Mapping[str, MethodSpec[Any, Any]]) -> bool:
+    """Whether a revision's method table has a method needing ``logging`` (worked out once
+    per table: a stateless HTTP server declares its capabilities on every POST)."""
+    entry = _LOGGING.get(id(methods))
+    if entry is None or entry[0] is not methods:
+        if len(_LOGGING) > 256:  # tables are few; only tests make many
+            _LOGGING.clear()
+        found = any(spec.capability == "logging" for spec in methods.values())
+        entry = _LOGGING[id(methods)] = (methods, found)
+    return entry[1]
+
+
 _ROUTES_OF_CLASS: dict[tuple[type, int], tuple[Mapping[str, str], tuple[tuple[str, str], ...]]] = {}
 
 

@@ -17,6 +17,7 @@ from .connection import (
     Connection,
     RequestContext,
     RequestFacts,
+    declares_logging,
     implemented_capabilities,
 )
 from .tasks import TaskSupport, receivable, task_capabilities
@@ -91,9 +92,10 @@ class ServerDefinition:
         for top in self.list_changed:
             if top in caps:
                 caps[top]["listChanged"] = True
-        if self.logging and any(s.capability == "logging" for s in self.METHODS.values()):
+        if self.logging and declares_logging(self.METHODS):
             caps["logging"] = {}
-        caps.update(task_capabilities(self.task_support, receivable(self.TASKS, "client")))
+        if self.task_support is not None:
+            caps.update(task_capabilities(self.task_support, receivable(self.TASKS, "client")))
         return caps
 
     def server_info(self) -> dict[str, str]:

@@ -101,7 +101,9 @@ class ServerConnection(ServerSide):
         )
         self.handlers = implemented_handlers(server, server.ROUTES)
         self.our_capabilities = server.capabilities()
-        self.tasks = attach_tasks(self, server.task_support, receivable(server.TASKS, "client"))
+        support = server.task_support  # no task variants to work out without task support
+        variants = {} if support is None else receivable(server.TASKS, "client")
+        self.tasks = attach_tasks(self, support, variants)
 
     async def _initialize(self, request: Request) -> dict[str, Any]:
         params = as_json(request.params)

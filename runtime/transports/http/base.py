@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from contextvars import ContextVar
 from types import SimpleNamespace
 from typing import Any, Final, Protocol, TypeAlias
 from urllib.parse import urljoin, urlsplit
@@ -102,6 +104,7 @@ class HTTPTransportBase:
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed: ConnectionClosed | None = None
         self._closing = False
+        self._timeouts: dict[tuple[float, bool], aiohttp.ClientTimeout] = {}
 
     # -- reading -------------------------------------------------------------------------
 
@@ -230,10 +233,14 @@ class HTTPTransportBase:
         stream: bool,
     ) -> aiohttp.ClientResponse:
         """``_send`` without authorization."""
-        limit = self.timeout
-        timeout = aiohttp.ClientTimeout(
-            total=None, connect=limit, sock_connect=limit, sock_read=None if stream else limit
-        )
+        timeout = self._timeouts.get((self.timeout, stream))
+        if timeout is None:  # made once per limit (a frozen value): not on every request
+            limit = self.timeout
+            timeout = aiohttp.ClientTimeout(
+                total=None, connect=limit, sock_connect=limit, sock_read=None if stream else limit
+            )
+            if len(self._timeouts) < 4:
+                self._timeouts[limit, stream] = timeout
         try:
             hops = 0
             while True:
@@ -274,6 +281,7 @@ class HTTPTransportBase:
         """
         for attempt in range(1, STALE_ATTEMPTS + 1):
             trace = ConnectionUse()
+            told = _CONNECTION_USE.set(trace)  # for our own session's connector
             try:
                 return await self._client().request(
                     method,
@@ -282,17 +290,19 @@ class HTTPTransportBase:
                     data=content,
                     timeout=timeout,
                     allow_redirects=False,
-                    trace_request_ctx=trace,
+                    trace_request_ctx=trace,  # for a session given with the trace
                 )
             except NETWORK_ERRORS as exc:
                 if attempt == STALE_ATTEMPTS or not is_stale(exc, trace):
                     raise
+            finally:
+                _CONNECTION_USE.reset(told)
         raise AssertionError("unreachable")  # pragma: no cover (the last attempt raises)
 
     def _client(self) -> aiohttp.ClientSession:
         """The session, made now (in the running loop) if none was given and none made yet."""
         if self.http_client is None:
-            self.http_client = aiohttp.ClientSession(trace_configs=[connection_reuse_trace()])
+            self.http_client = aiohttp.ClientSession(connector=_ReuseConnector())
         return self.http_client
 
     def _check_open(self) -> None:
@@ -364,6 +374,38 @@ async def _opened(
     use = getattr(context, "trace_request_ctx", None)
     if isinstance(use, ConnectionUse):
         use.reused = False
+
+
+_CONNECTION_USE: ContextVar[ConnectionUse | None] = ContextVar(
+    "mcpgen_connection_use", default=None
+)
+"""The ``ConnectionUse`` of the request being sent in this task (read by ``_ReuseConnector``)."""
+
+
+_USED_PROTOCOLS: weakref.WeakSet[Any] = weakref.WeakSet()
+"""The protocols (one per TCP connection) that a request of ours was given already."""
+
+
+class _ReuseConnector(aiohttp.TCPConnector):
+    """The transport's own connector: tells each request whether its connection was pooled.
+
+    It learns what ``connection_reuse_trace`` does without a trace on the session, whose
+    signals aiohttp builds and sends on every request whether anyone listens or not: a
+    connection whose protocol served a request before came from the pool.
+    """
+
+    async def connect(
+        self, req: Any, traces: list[Any], timeout: aiohttp.ClientTimeout
+    ) -> aiohttp.connector.Connection:
+        """Get a connection (from the pool or new) and say which in the request's use."""
+        connection = await super().connect(req, traces, timeout)
+        protocol = connection.protocol
+        use = _CONNECTION_USE.get()
+        if use is not None:
+            use.reused = protocol in _USED_PROTOCOLS
+        if protocol is not None:
+            _USED_PROTOCOLS.add(protocol)
+        return connection
 
 
 def connection_reuse_trace() -> aiohttp.TraceConfig:

@@ -231,6 +231,15 @@ class Stream:
         """Take the next item at once (the stream must not be ``empty``)."""
         return self._taken(self._items.popleft())
 
+    def frames_left(self) -> list[bytes]:
+        """Take at once the data of every event still queued (once the stream is ``done``,
+        nothing more comes: a JSON answer's frames)."""
+        frames = [item[1] for item in self._items if isinstance(item, tuple)]
+        self._items.clear()
+        self.queued_bytes = 0
+        self._wake_producer()
+        return frames
+
     async def get(self) -> Item:
         """Take the next item to send (None: the stream ended)."""
         while not self._items:
@@ -332,6 +341,10 @@ class SessionTransport:
         """Nothing to close: the HTTP session ends its streams itself."""
 
 
+_ONE_POST: Final = f"post-{secrets.token_urlsafe(12)}-"
+_POSTS = itertools.count(1)
+
+
 class HttpSession:
     """One MCP session over HTTP: a ServerConnection plus its streams."""
 
@@ -348,7 +361,9 @@ class HttpSession:
         max_depth: int = DEFAULT_MAX_DEPTH,
         directory: SessionDirectory | None = None,
     ) -> None:
-        self.id = secrets.token_urlsafe(24)
+        self.id = secrets.token_urlsafe(24) if resumable else f"{_ONE_POST}{next(_POSTS)}"
+        """Unguessable for a session the client names; a POST without a session (never named
+        to the client) gets this process's random prefix and a count, unique all the same."""
         self.directory: SessionDirectory = directory or MemoryDirectory()
         """Where the session is owned: released from it when the session ends."""
         self.max_stream_bytes = max_stream_bytes
@@ -365,18 +380,24 @@ class HttpSession:
         """The negotiated protocol version ("" until initialize; told by the connection)."""
         self.transport = SessionTransport(self)
         self.connection = ServerConnection(servers, self.transport, max_depth)
-        self.streams: dict[str, Stream] = {STANDALONE: self._new_stream(STANDALONE)}
+        self.streams: dict[str, Stream] = {}
+        """The open streams by id; the GET stream is made when first used (``standalone``)."""
         self.by_request: dict[RequestId, Stream] = {}
         self.ended = False
         self.proven = False
         """Whether the client made a request after its ``initialize`` (see ``eviction``)."""
         self._last_active = time.monotonic()
         self._counter = itertools.count(1)
+        self._kept_events = False
+        """Whether an event of the session went to the store (to be forgotten at the end)."""
 
     @property
     def standalone(self) -> Stream:
         """The GET stream (for the HTTP+SSE transport: the one SSE stream)."""
-        return self.streams[STANDALONE]
+        stream = self.streams.get(STANDALONE)
+        if stream is None:
+            stream = self.streams[STANDALONE] = self._new_stream(STANDALONE)
+        return stream
 
     def touch(self) -> None:
         """Note that the client used the session just now (a request after its initialize)."""
@@ -443,6 +464,7 @@ class HttpSession:
         if stream.json:
             await stream.put("", frame)  # a JSON answer is no event: nothing to resume
             return
+        self._kept_events = True
         event_id = await self.store.store(self.id, stream.id, frame)
         await stream.put(event_id, frame)
 
@@ -461,6 +483,7 @@ class HttpSession:
             or not self.connection.server.FACTS.sse_priming
         ):
             return False
+        self._kept_events = True
         event_id = await self.store.store(self.id, stream.id, b"")
         delay = retry_ms if retry_ms is not None else self.retry_ms
         stream.hang_up(event_id, DEFAULT_SSE_RETRY_MS if delay is None else delay)
@@ -486,10 +509,12 @@ class HttpSession:
         Open the POST's stream first (``open_stream``): answers are routed as they are written.
         A request the client cancels gets no answer, so its stream stops waiting for one.
         """
-        for event in await self.connection.peer.feed(inbound):
+        peer = self.connection.peer
+        for event in await peer.feed(inbound):
             if isinstance(event, Cancelled):
                 self._drop(event.request_id)
-        await self.connection.peer.flush()
+        if peer.flush_due:  # handlers that answered at once flushed their answers
+            await peer.flush()
 
     def _drop(self, request_id: RequestId) -> None:
         """Stop waiting for the answer to a cancelled request."""
@@ -508,5 +533,7 @@ class HttpSession:
             if not stream.done:
                 self._finish(stream)
         await self.connection.peer.close()  # handlers still running are cancelled
-        await self.store.forget(self.id)
-        await self.directory.release(self.id)
+        if self.resumable or self._kept_events:
+            await self.store.forget(self.id)
+        if self.resumable:  # a POST without a session was never claimed
+            await self.directory.release(self.id)

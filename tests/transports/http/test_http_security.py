@@ -67,6 +67,28 @@ async def test_host_and_origin_checks() -> None:
 
 
 @bounded
+async def test_host_and_origin_checks_with_remembered_values() -> None:
+    """Host and Origin values let through before do not let others through; more allowed
+    values than are remembered all pass; a new allow-list refuses what the old one allowed."""
+    async with live_app() as live:
+        for port in range(80):  # more than the values remembered
+            response = await post_init(live.client, host=f"localhost:{port}")
+            assert response.status_code == 200, port
+            origin = f"http://127.0.0.1:{port}"
+            assert (await post_init(live.client, origin=origin)).status_code == 200, port
+        assert (await post_init(live.client, host="localhost.evil.example")).status_code == 421
+        evil = await post_init(live.client, origin="http://localhost.evil.example:1")
+        assert evil.status_code == 403
+        assert (await post_init(live.client, host="localhost:3")).status_code == 200
+        live.app.options.allowed_hosts = ("mcp.example",)
+        live.app.options.allowed_origins = ("mcp.example",)
+        assert (await post_init(live.client, host="localhost:3")).status_code == 421
+        refused = await post_init(live.client, host="mcp.example", origin="http://127.0.0.1:3")
+        assert refused.status_code == 403
+        assert (await post_init(live.client, host="mcp.example:8")).status_code == 200
+
+
+@bounded
 async def test_body_limit_and_bad_bodies() -> None:
     """Oversize body -> 413; bad JSON -> 400 parse error (id null); wrong type -> 415."""
     async with live_app(HttpOptions(max_body=1000)) as live:

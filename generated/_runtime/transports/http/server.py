@@ -38,7 +38,9 @@ from ...backends.base import (
     share_task_store,
 )
 from ...core.errors import MissingDependency
+from ...core.events import RequestId
 from ...core.frame_guard import DEFAULT_MAX_DEPTH, frame_problem, shape_problem
+from ...core.reader import reader_for
 from ...core.sealed import refuse_random_key
 from ...core.wire import Inbound, Malformed, as_id, asks_progress, parse
 from ...roles.era import faces
@@ -170,20 +172,58 @@ def frame_refusal(body: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> bytes | No
     return None if problem is None else _error_body(problem.message, problem.code)
 
 
-def _refuse_bad(inbound: Inbound) -> None:
-    """Refuse a body the server cannot accept, whole: 400 with the JSON-RPC error it deserves.
+def _refuse_bad(inbound: Inbound) -> tuple[list[RequestId], bool]:
+    """Refuse a body the server cannot accept, whole: 400 with the JSON-RPC error it deserves;
+    else return the ids of its requests (answers owed) and whether one is ``initialize``.
 
     Then nothing of it reaches a session, whose error answers would have no stream to go on.
     A frame the guard refuses (broken UTF-8, too deep) is parsed as ``Malformed`` with its error.
+    One pass over the messages gives what routing needs (``Inbound.request_ids``, the methods).
     """
     if not inbound.messages:
         raise _Reject(400, "Invalid Request: expected a JSON-RPC message")
+    requests: list[RequestId] = []
+    initialize = False
     for message in inbound.messages:
         if isinstance(message, Malformed):
             raise _Reject(400, message.error.message, code=message.error.code, id_=message.id)
         shape = shape_problem(message)
         if shape is not None:
             raise _Reject(400, f"Invalid Request: {shape}", id_=as_id(message.id))
+        if isinstance(message.method, str):
+            initialize = initialize or message.method == "initialize"
+            if (request_id := as_id(message.id)) is not None:
+                requests.append(request_id)
+    return requests, initialize
+
+
+class _Allowed:
+    """The values of one header (Host or Origin) already found allowed, so that a request
+    repeating one (every request of a client does) is let through by one lookup instead of
+    parsing it again.
+
+    Only values that passed are kept, at most ``KEPT``, and only for the allow-list they
+    passed against (an options object given a new list starts afresh); a value not kept is
+    checked in full, as every value was before.
+    """
+
+    KEPT: Final = 64
+
+    def __init__(self) -> None:
+        self._kept: set[str] = set()
+        self._against: tuple[str, ...] = ()
+
+    def allows(self, value: str, allowed: tuple[str, ...]) -> bool:
+        """Whether ``value`` names an allowed host (any scheme and port)."""
+        if allowed is not self._against:
+            self._kept, self._against = set(), allowed
+        elif value in self._kept:
+            return True
+        if "*" not in allowed and _host_name(value) not in allowed:
+            return False
+        if len(self._kept) < self.KEPT:
+            self._kept.add(value)
+        return True
 
 
 def _host_name(value: str) -> str:
@@ -207,6 +247,7 @@ class McpHttpApp:
         self.tool_headers = None if self.stateless is None else ToolHeaders(self.stateless)
         self._sweeper: asyncio.Task[None] | None = None
         self._ending: set[asyncio.Task[None]] = set()
+        self._hosts, self._origins = _Allowed(), _Allowed()
 
     def _register(self, session: HttpSession) -> None:
         """Keep a new session, and make sure idle ones get ended."""
@@ -250,7 +291,9 @@ class McpHttpApp:
             return
         if scope["type"] != "http":
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        headers: dict[str, str] = {}
+        for name, value in scope["headers"]:  # a plain loop: no comprehension frame per request
+            headers[name.decode("latin-1").lower()] = value.decode("latin-1")
         try:
             try:
                 await self._guard(headers)
@@ -336,15 +379,11 @@ class McpHttpApp:
     async def _guard(self, headers: dict[str, str]) -> None:
         """Host/Origin validation against DNS rebinding, then the authentication hook."""
         opts = self.options
-        host = _host_name(headers.get("host", ""))
-        if "*" not in opts.allowed_hosts and host not in opts.allowed_hosts:
-            raise _Reject(421, f"Host {host!r} is not allowed")
+        raw_host = headers.get("host", "")
+        if not self._hosts.allows(raw_host, opts.allowed_hosts):
+            raise _Reject(421, f"Host {_host_name(raw_host)!r} is not allowed")
         origin = headers.get("origin")
-        if (
-            origin is not None
-            and "*" not in opts.allowed_origins
-            and _host_name(origin) not in opts.allowed_origins
-        ):
+        if origin is not None and not self._origins.allows(origin, opts.allowed_origins):
             raise _Reject(403, f"Origin {origin!r} is not allowed")
         if opts.authenticate is not None and not await opts.authenticate(headers):
             challenge = 'Bearer error="invalid_token"'
@@ -444,15 +483,20 @@ class McpHttpApp:
         # Parsed once, by the session that will take it when there is one: what routing
         # needs (ids owed an answer, methods) comes from the same parse the session acts on.
         known = self._known(headers)
-        inbound = known.parse(body) if known is not None else parse(body, self.options.max_depth)
-        _refuse_bad(inbound)
-        requests = inbound.request_ids
+        if known is not None:
+            inbound = known.parse(body)
+        elif self.options.stateless:  # typed by the revision the POST's connection will serve
+            methods = self._served(headers.get("mcp-protocol-version")).METHODS
+            inbound = reader_for(methods, "client").parse(body, None, self.options.max_depth)
+        else:
+            inbound = parse(body, self.options.max_depth)
+        requests, initialize = _refuse_bad(inbound)
         if self.options.stateless and not requests:
             if inbound.batch and not self._batches(headers.get("mcp-protocol-version")):
                 raise _Reject(400, "Invalid Request: batches are not supported by this revision")
             await _respond(send, 202, b"", content_type=None)  # nothing outlives a stateless POST
             return
-        session = await self._session_for_post(headers, "initialize" in inbound.methods)
+        session = await self._session_for_post(headers, initialize)
         extra: list[tuple[bytes, bytes]] = []
         if not self.options.stateless:
             extra.append((b"mcp-session-id", session.id.encode()))
@@ -478,6 +522,16 @@ class McpHttpApp:
         finally:
             if self.options.stateless:
                 await session.end()
+
+    def _served(self, version: str | None) -> ServerBase:
+        """The server of ``version`` (the newest if None or not served), as ``assume`` picks."""
+        chosen = newest = self.servers[0]
+        for server in self.servers:  # the last of a version wins, as in ServerConnection
+            if server.FACTS.version == version:
+                chosen = server
+            if server.FACTS.version >= newest.FACTS.version:
+                newest = server
+        return chosen if chosen.FACTS.version == version else newest
 
     def _batches(self, version: str | None) -> bool:
         """Whether the revision ``version`` (None: the newest served) accepts batches."""
@@ -612,10 +666,10 @@ async def _respond(
     headers: list[tuple[bytes, bytes]] | None = None,
     content_type: bytes | None = b"application/json",
 ) -> None:
-    out = list(headers or [])
+    out = [*headers] if headers else []
     if content_type is not None and body:
         out.append((b"content-type", content_type))
-    out.append((b"content-length", str(len(body)).encode()))
+    out.append((b"content-length", b"%d" % len(body)))
     await send({"type": "http.response.start", "status": status, "headers": out})
     await send({"type": "http.response.body", "body": body})
 
@@ -640,10 +694,13 @@ async def _collect(stream: Stream) -> list[bytes]:
 
     Handlers that answered without waiting left them queued: taken without a wait."""
     frames: list[bytes] = []
-    while (item := stream.get_nowait() if stream.done else await stream.get()) is not None:
+    while not stream.done:
+        item = await stream.get()
+        if item is None:
+            return frames
         if isinstance(item, tuple):
             frames.append(item[1])
-    return frames
+    return frames + stream.frames_left() if frames else stream.frames_left()
 
 
 async def _stream_sse(
