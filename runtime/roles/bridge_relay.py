@@ -34,7 +34,7 @@ from ..core.errors import INTERNAL_ERROR, ConnectionClosed, ErrorObject, RemoteP
 from ..core.events import RequestId
 from ..core.frame_guard import DEFAULT_MAX_DEPTH, decoded_too_deep, shape_problem
 from ..core.lifecycle import gate
-from ..core.transport import RelatedId, Transport
+from ..core.transport import PushesFrames, RelatedId, Transport
 from ..core.wire import (
     ENCODER,
     ENVELOPE_DECODER,
@@ -51,6 +51,7 @@ from .connection import LOG_LEVELS, reaches
 from .era import serve
 from .handshake import DEFAULT_LOG_LEVEL
 from .peer import DRAIN_TIMEOUT_S
+from .running import start_eagerly
 
 if TYPE_CHECKING:
     from .bridge import Bridge
@@ -170,9 +171,14 @@ class UpstreamTap:
             if self._initialize_id is not None and type(frame) is bytes:
                 self._watch(frame)
             return frame
-        while frame is not None:
+        if frame is not None:
             await relay.from_upstream(frame)
-            frame = await self.inner.read()
+            inner = self.inner
+            if isinstance(inner, PushesFrames):  # each frame relayed as its bytes arrive
+                await inner.pump(relay.pushed_from_upstream)
+            else:
+                while (frame := await inner.read()) is not None:
+                    await relay.from_upstream(frame)
         await relay.upstream_gone(self.inner)
         return None
 
@@ -240,11 +246,19 @@ class Relay:
 
     async def run(self) -> None:
         """Relay what the client sends until its input ends; then wait for the answers due."""
-        while (frame := await self.down.read()) is not None:
-            await self.from_client(frame)
+        down = self.down
+        if isinstance(down, PushesFrames):  # each frame relayed as its bytes arrive
+            await down.pump(self.pushed_from_client)
+        else:
+            while (frame := await down.read()) is not None:
+                await self.from_client(frame)
         if self._flight:  # answers in flight may still go out, as a server drains
             self._drained = asyncio.get_running_loop().create_future()
             await asyncio.wait((self._drained,), timeout=DRAIN_TIMEOUT_S)
+
+    def pushed_from_client(self, frame: bytes | Inbound) -> asyncio.Task[None] | None:
+        """Relay a frame the client's transport pushes, at once (a task only if a write waits)."""
+        return start_eagerly(self.from_client(frame))
 
     async def from_client(self, frame: bytes | Inbound) -> None:
         """Pass one client frame upstream, or answer it when it fails the guard."""
@@ -344,6 +358,10 @@ class Relay:
                 await self._refuse(message.error, message.id)
 
     # -- from the upstream -----------------------------------------------------------------------
+
+    def pushed_from_upstream(self, frame: bytes | Inbound) -> asyncio.Task[None] | None:
+        """Relay a frame the upstream's transport pushes, at once (a task only if a write waits)."""
+        return start_eagerly(self.from_upstream(frame))
 
     async def from_upstream(self, frame: bytes | Inbound) -> None:
         """Pass one upstream frame to the client (an answer under the client's own id)."""
