@@ -34,7 +34,7 @@ from ..core.errors import INTERNAL_ERROR, ConnectionClosed, ErrorObject, RemoteP
 from ..core.events import RequestId
 from ..core.frame_guard import DEFAULT_MAX_DEPTH, decoded_too_deep, shape_problem
 from ..core.lifecycle import gate
-from ..core.transport import PushesFrames, RelatedId, Transport
+from ..core.transport import PushesFrames, Transport
 from ..core.wire import (
     ENCODER,
     ENVELOPE_DECODER,
@@ -47,6 +47,7 @@ from ..core.wire import (
     as_id,
     parse,
 )
+from .bridge_tap import DECODE_ERRORS, Replay, UpstreamTap
 from .connection import LOG_LEVELS, reaches
 from .era import serve
 from .handshake import DEFAULT_LOG_LEVEL
@@ -57,7 +58,7 @@ if TYPE_CHECKING:
     from .bridge import Bridge
     from .client import ClientBase
 
-__all__ = ["Relay", "UpstreamTap", "serve_stdio"]
+__all__ = ["Relay", "serve_stdio"]
 
 LOG: Final = logging.getLogger(__name__)
 OWN_IDS: Final = "mcpgen-bridge:"
@@ -93,12 +94,6 @@ _HELLO: Final = msgspec.json.Decoder(_Hello)
 _LEVEL: Final = msgspec.json.Decoder(_Level)
 _CANCEL: Final = msgspec.json.Decoder(_Cancel)
 _ANY: Final = msgspec.json.Decoder()
-_DECODE_ERRORS: Final = (
-    msgspec.DecodeError,
-    msgspec.ValidationError,
-    UnicodeDecodeError,
-    RecursionError,
-)
 
 
 def guarded(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Envelope | Inbound:
@@ -110,7 +105,7 @@ def guarded(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Envelope | Inbo
     """
     try:
         env = _STRICT.decode(frame)
-    except _DECODE_ERRORS:
+    except DECODE_ERRORS:
         pass
     else:
         if len(frame) <= 2 * max_depth + 1 and frame.isascii():
@@ -142,79 +137,6 @@ def _error(id_: RequestId | None, code: int, message: str, data: Any = UNSET) ->
     """An error response, ready to write."""
     frame = ENCODER.encode(OutError("2.0", id_, ErrorObject(code, message, data)))
     return Outbound(frame, "response", ids=() if id_ is None else (id_,))
-
-
-class UpstreamTap:
-    """The upstream's transport, watched until the bridge knows whether it relays.
-
-    Until then it records what the relay needs (the ids of the bridge's requests, the
-    upstream's answer to ``initialize``) and passes everything on. Relaying, the typed
-    client's reader, which calls ``read``, carries every upstream frame to the relay instead
-    and sees only the end of input (so the bridge learns the upstream went away as before).
-    """
-
-    def __init__(self, inner: Transport) -> None:
-        self.inner = inner
-        self.sent_ids: set[RequestId] = set()
-        """The ids of the requests the bridge sent upstream before it knew."""
-        self.initialize_answer: bytes | None = None
-        """The upstream's answer to the bridge's ``initialize``, as it came."""
-        self._initialize_id: RequestId | None = None
-        self._watching = True
-        self._relay: Relay | None = None
-
-    async def read(self) -> bytes | Inbound | None:
-        """The next upstream frame for the typed client, or (relaying) only the end of input."""
-        frame = await self.inner.read()
-        relay = self._relay
-        if relay is None:
-            if self._initialize_id is not None and type(frame) is bytes:
-                self._watch(frame)
-            return frame
-        if frame is not None:
-            await relay.from_upstream(frame)
-            inner = self.inner
-            if isinstance(inner, PushesFrames):  # each frame relayed as its bytes arrive
-                await inner.pump(relay.pushed_from_upstream)
-            else:
-                while (frame := await inner.read()) is not None:
-                    await relay.from_upstream(frame)
-        await relay.upstream_gone(self.inner)
-        return None
-
-    def _watch(self, frame: bytes) -> None:
-        """Keep the upstream's answer to ``initialize``."""
-        try:
-            env = ENVELOPE_DECODER.decode(frame)
-        except _DECODE_ERRORS:
-            return
-        if env.id == self._initialize_id and env.method is UNSET and env.result is not UNSET:
-            self.initialize_answer, self._initialize_id = frame, None
-
-    async def write(self, message: Outbound, related: RelatedId = None) -> None:
-        """Send one message upstream (the bridge's own: its ids are recorded until sealed)."""
-        if self._watching and message.kind == "request":
-            self.sent_ids.update(message.ids)
-            if message.method == "initialize" and message.ids:
-                self._initialize_id, self.initialize_answer = message.ids[0], None
-        await self.inner.write(message, related)
-
-    def negotiated(self, version: str) -> None:
-        """Pass the version on."""
-        self.inner.negotiated(version)
-
-    async def close(self) -> None:
-        """Close the upstream (for a spawned server: its shutdown sequence)."""
-        await self.inner.close()
-
-    def seal(self) -> None:
-        """Stop recording: the path is chosen."""
-        self._watching, self._initialize_id = False, None
-
-    def relay_to(self, relay: Relay) -> None:
-        """Hand every upstream frame to ``relay`` from now on."""
-        self.seal()
-        self._relay = relay
 
 
 class Relay:
@@ -315,7 +237,7 @@ class Relay:
         raw = env.params
         try:
             request_id = as_id(_CANCEL.decode(raw).requestId) if type(raw) is Raw else None
-        except _DECODE_ERRORS:
+        except DECODE_ERRORS:
             return frame
         if request_id is None or type(raw) is not Raw:
             return frame
@@ -338,7 +260,7 @@ class Relay:
         """The client's log level, from its ``logging/setLevel``."""
         try:
             level = _LEVEL.decode(params).level if type(params) is Raw else None
-        except _DECODE_ERRORS:
+        except DECODE_ERRORS:
             return
         if isinstance(level, str) and level in LOG_LEVELS:
             self.level = level
@@ -370,7 +292,7 @@ class Relay:
             return
         try:
             env = ENVELOPE_DECODER.decode(frame)
-        except _DECODE_ERRORS as exc:
+        except DECODE_ERRORS as exc:
             LOG.info("a frame from the upstream is no message, not relayed: %s", exc)
             return
         method = env.method
@@ -428,7 +350,7 @@ class Relay:
             return True
         try:
             level = _LEVEL.decode(params).level if type(params) is Raw else None
-        except _DECODE_ERRORS:
+        except DECODE_ERRORS:
             return True  # not ours to judge: the client reads it
         return not isinstance(level, str) or level not in LOG_LEVELS or reaches(level, self.level)
 
@@ -464,33 +386,6 @@ def _why(inbound: Inbound) -> str:
     malformed = inbound.malformed
     return malformed.error.message if malformed is not None else "not one message"
 
-
-class _Replay:
-    """A transport whose first frame was read already (to choose the path): it comes first."""
-
-    def __init__(self, inner: Transport, first: bytes | Inbound | None) -> None:
-        self.inner = inner
-        self._first: list[bytes | Inbound | None] = [first]
-
-    async def read(self) -> bytes | Inbound | None:
-        """The frame read already, then the transport's."""
-        if self._first:
-            return self._first.pop()
-        return await self.inner.read()
-
-    async def write(self, message: Outbound, related: RelatedId = None) -> None:
-        """Write to the transport."""
-        await self.inner.write(message, related)
-
-    def negotiated(self, version: str) -> None:
-        """Pass the version on."""
-        self.inner.negotiated(version)
-
-    async def close(self) -> None:
-        """Close the transport."""
-        await self.inner.close()
-
-
 def _hello(
     frame: bytes | Inbound | None, upstream: ClientBase[Any], max_depth: int
 ) -> Envelope | None:
@@ -504,7 +399,7 @@ def _hello(
         return None
     try:
         hello = _HELLO.decode(env.params)
-    except _DECODE_ERRORS:
+    except DECODE_ERRORS:
         return None
     return env if hello.protocolVersion == upstream.protocol_version else None
 
@@ -534,7 +429,7 @@ async def serve_stdio(
             tap.seal()
             upstream.peer.transport = tap.inner  # the typed client reads it directly again
         await serve(
-            _Replay(transport, first) if relayable else transport, bridge.served, max_depth
+            Replay(transport, first) if relayable else transport, bridge.served, max_depth
         )
         return
     answer = ENVELOPE_DECODER.decode(tap.initialize_answer).result

@@ -26,7 +26,8 @@ from ..core.frame_guard import DEFAULT_MAX_DEPTH
 from ..core.transport import Transport
 from ..transports.stdio import spawn_server, stdio_server
 from .bridge import Bridge, Revisions
-from .bridge_relay import UpstreamTap, serve_stdio
+from .bridge_relay import serve_stdio
+from .bridge_tap import UpstreamTap
 from .client import ClientBase
 from .connect import connect_auto
 
