@@ -175,3 +175,41 @@ def test_the_shapes_a_union_remembers_are_bounded() -> None:
         assert decode(b'{"item":{"a":%d,"k%d":0}}' % (i, i), Cell).item == Wide(a=i)
     remembered: dict[Any, Any] = Keyed.shapes
     assert 0 < len(remembered) <= 64
+
+
+def test_an_input_response_holding_a_nested_untagged_union_decodes() -> None:
+    """A sampling result whose tool result embeds a resource (an untagged union inside a
+    variant of another) decodes as an input response, whatever the hook plan met before."""
+    from generated._runtime.core import unions
+
+    frame = msgspec.json.encode(
+        {
+            "sample": {
+                "role": "assistant",
+                "model": "m",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "toolUseId": "u1",
+                        "content": [
+                            {"type": "resource", "resource": {"uri": "a://b", "text": "t"}},
+                            {"type": "resource", "resource": {"uri": "a://c", "blob": "AA=="}},
+                        ],
+                    }
+                ],
+            }
+        }
+    )
+    responses = decode(frame, t0728.InputResponses)
+    sample = responses["sample"]
+    assert isinstance(sample, t0728.CreateMessageResult)
+    assert isinstance(sample.content, list)
+    result = sample.content[0]
+    assert isinstance(result, t0728.ToolResultContent)
+    text, blob = (block.resource for block in result.content)  # type: ignore[union-attr]
+    assert isinstance(text, t0728.TextResourceContents) and text.text == "t"
+    assert isinstance(blob, t0728.BlobResourceContents) and blob.blob == "AA=="
+    # the plan keeps the types it visited alive, so no freed id stands for another type
+    seen: dict[int, Any] = {}
+    assert unions._needs_hook(t0728.CreateMessageResult, seen)  # pyright: ignore[reportPrivateUsage]
+    assert all(seen[key] is not None and id(seen[key]) == key for key in seen)

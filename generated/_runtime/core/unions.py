@@ -161,18 +161,22 @@ def _keys_test(variant: Variant) -> frozenset[str] | None:
 
 def _converter(tp: Any) -> Callable[[Any], Any]:
     """``msgspec.convert`` to ``tp``, passing the hook only when ``tp`` holds an untagged union."""
-    if _needs_hook(tp, set()):
+    if _needs_hook(tp, {}):
         return lambda value: msgspec.convert(value, tp, dec_hook=dec_hook)
     return lambda value: msgspec.convert(value, tp)
 
 
-def _needs_hook(tp: Any, seen: set[int]) -> bool:
-    """Whether decoding ``tp`` can meet a type msgspec hands to ``dec_hook``."""
+def _needs_hook(tp: Any, seen: dict[int, Any]) -> bool:
+    """Whether decoding ``tp`` can meet a type msgspec hands to ``dec_hook``.
+
+    ``seen`` holds the types visited, not only their ids: ``msgspec.structs.fields`` makes
+    its field types anew on each call, and the id of one freed could come back for another.
+    """
     if isinstance(tp, _UnionMeta):
         return True
     if id(tp) in seen:
         return False
-    seen.add(id(tp))
+    seen[id(tp)] = tp
     if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
         return any(_needs_hook(f.type, seen) for f in msgspec.structs.fields(tp))
     return any(_needs_hook(arg, seen) for arg in typing.get_args(tp) if not isinstance(arg, str))
