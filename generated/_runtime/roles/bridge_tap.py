@@ -5,7 +5,8 @@ and a client transport whose first frame was read to choose the path (``Replay``
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+import asyncio
+from typing import Final, Protocol
 
 import msgspec
 from msgspec import UNSET
@@ -14,10 +15,7 @@ from ..core.events import RequestId
 from ..core.transport import PushesFrames, RelatedId, Transport
 from ..core.wire import ENVELOPE_DECODER, Inbound, Outbound
 
-if TYPE_CHECKING:
-    from .bridge_relay import Relay
-
-__all__ = ["DECODE_ERRORS", "Replay", "UpstreamTap"]
+__all__ = ["DECODE_ERRORS", "Relays", "Replay", "UpstreamTap"]
 
 DECODE_ERRORS: Final = (
     msgspec.DecodeError,
@@ -26,6 +24,22 @@ DECODE_ERRORS: Final = (
     RecursionError,
 )
 """What decoding a peer's frame (or a part of it) may raise."""
+
+
+class Relays(Protocol):
+    """Where the tap hands the upstream's frames once the bridge relays (``bridge_relay.Relay``)."""
+
+    async def from_upstream(self, frame: bytes | Inbound) -> None:
+        """Pass one upstream frame on."""
+        ...
+
+    def pushed_from_upstream(self, frame: bytes | Inbound) -> asyncio.Future[None] | None:
+        """Pass one upstream frame on at once; a future if that waits."""
+        ...
+
+    async def upstream_gone(self, inner: Transport) -> None:
+        """The upstream's output ended."""
+        ...
 
 
 class UpstreamTap:
@@ -45,7 +59,7 @@ class UpstreamTap:
         """The upstream's answer to the bridge's ``initialize``, as it came."""
         self._initialize_id: RequestId | None = None
         self._watching = True
-        self._relay: Relay | None = None
+        self._relay: Relays | None = None
 
     async def read(self) -> bytes | Inbound | None:
         """The next upstream frame for the typed client, or (relaying) only the end of input."""
@@ -95,7 +109,7 @@ class UpstreamTap:
         """Stop recording: the path is chosen."""
         self._watching, self._initialize_id = False, None
 
-    def relay_to(self, relay: Relay) -> None:
+    def relay_to(self, relay: Relays) -> None:
         """Hand every upstream frame to ``relay`` from now on."""
         self.seal()
         self._relay = relay
