@@ -32,7 +32,7 @@ from msgspec import UNSET, Raw
 
 from ..core.errors import INTERNAL_ERROR, ConnectionClosed, ErrorObject, RemoteProtocolError
 from ..core.events import RequestId
-from ..core.frame_guard import DEFAULT_MAX_DEPTH, decoded_too_deep, shape_problem
+from ..core.frame_guard import DEFAULT_MAX_DEPTH, decoded_problem, shape_problem
 from ..core.lifecycle import gate
 from ..core.transport import PushesFrames, Transport
 from ..core.wire import (
@@ -108,9 +108,7 @@ def guarded(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Envelope | Inbo
     except DECODE_ERRORS:
         pass
     else:
-        if len(frame) <= 2 * max_depth + 1 and frame.isascii():
-            return env
-        if not decoded_too_deep(env, frame, max_depth) and _raw_utf8(env, frame):
+        if not decoded_problem(env, frame, max_depth):
             return env
     inbound = parse(frame, max_depth)
     if not inbound.batch and len(inbound.messages) == 1:
@@ -118,19 +116,6 @@ def guarded(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Envelope | Inbo
         if type(only) is Envelope:
             return only
     return inbound
-
-
-def _raw_utf8(env: Envelope, frame: bytes) -> bool:
-    """Whether the parts msgspec kept raw are valid UTF-8."""
-    if frame.isascii():
-        return True
-    try:
-        for part in (env.params, env.result, env.error):
-            if type(part) is Raw:
-                bytes(part).decode()
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _error(id_: RequestId | None, code: int, message: str, data: Any = UNSET) -> Outbound:
