@@ -8,7 +8,6 @@ whatever revision the client speaks and spawns the server, spoken to in its own 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import importlib
 import logging
@@ -172,6 +171,7 @@ def bridge_command(
     bindings = f"{__package__}.generated"
     revisions = importlib.import_module(f"{bindings}.converters").BRIDGE
     run = importlib.import_module(f"{bindings}._runtime.roles.bridge_run")
+    running = importlib.import_module(f"{bindings}._runtime.roles.running")
     auth = grant.client(importlib.import_module(f"{bindings}._runtime.auth"))
     upstream = run.Upstream(command=command, url=url, auth=auth)
     bounds = {"max_frame": max_frame, "max_depth": max_depth, "max_stream_bytes": max_stream_bytes}
@@ -182,7 +182,7 @@ def bridge_command(
         downstream = run.Downstream(host=host, port=port, bearer=bearer, **bounds)
     with contextlib.suppress(KeyboardInterrupt):
         try:
-            asyncio.run(run.run_bridge(revisions, upstream, downstream))
+            running.run_blocking(run.run_bridge(revisions, upstream, downstream))
         except run.UpstreamGone as exc:  # one line, and a non-zero exit: the server is gone
             logging.getLogger("mcpgen.bridge").error("%s", exc)
             sys.exit(1)

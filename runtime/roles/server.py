@@ -9,7 +9,6 @@ stateless one (``stateless.py``).
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from ..core.errors import CapabilityError
@@ -18,6 +17,7 @@ from ..transports.stdio import stdio_server
 from .connection import LOG_LEVELS, RequestContext, is_implemented, unimplemented
 from .definition import ServerContext, ServerDefinition
 from .handshake import ServerConnection
+from .running import run_blocking
 
 if TYPE_CHECKING:
     from .stateless import StatelessServer
@@ -77,4 +77,4 @@ class ServerBase(ServerDefinition):
 
     def run_stdio(self, *more: ServerBase) -> None:
         """Serve over stdio until the client closes stdin (blocking; for ``__main__``)."""
-        asyncio.run(self.serve_stdio(*more))
+        run_blocking(self.serve_stdio(*more))

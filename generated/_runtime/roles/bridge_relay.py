@@ -372,6 +372,7 @@ def _why(inbound: Inbound) -> str:
     malformed = inbound.malformed
     return malformed.error.message if malformed is not None else "not one message"
 
+
 def _hello(
     frame: bytes | Inbound | None, upstream: ClientBase[Any], max_depth: int
 ) -> Envelope | None:
@@ -414,9 +415,7 @@ async def serve_stdio(
         if isinstance(tap, UpstreamTap):
             tap.seal()
             upstream.peer.transport = tap.inner  # the typed client reads it directly again
-        await serve(
-            Replay(transport, first) if relayable else transport, bridge.served, max_depth
-        )
+        await serve(Replay(transport, first) if relayable else transport, bridge.served, max_depth)
         return
     answer = ENVELOPE_DECODER.decode(tap.initialize_answer).result
     relay = Relay(transport, tap, upstream, _capabilities(hello), max_depth)
