@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from generated._runtime.core.errors import MCPError
 from generated._runtime.roles.bridge import AMBIGUOUS, Bridge
 from generated._runtime.roles.era import serve
 from generated._runtime.transports.http.client import connect_http
@@ -163,12 +164,13 @@ async def until(condition: Any, what: str) -> None:
         await asyncio.sleep(0.1)
 
 
-async def test_a_session_has_its_own_upstream_process_until_it_ends() -> None:
-    """Over a stdio upstream, a session's first call spawns its own server process, which ends
-    when the session does (DELETE); the bridge's first connection stays."""
+@contextlib.asynccontextmanager
+async def bridge_command(*options: str) -> AsyncGenerator[tuple[int, str]]:
+    """``mcpgen bridge --http ... OPTIONS -- python asking_server.py`` as a process, listening;
+    yields its pid and URL, and stops it (SIGINT) at the end."""
     port = free_port()
     process = await asyncio.create_subprocess_exec(
-        *[MCPGEN, "bridge", "--http", f"127.0.0.1:{port}", "--", PYTHON, ASKING],
+        *[MCPGEN, "bridge", "--http", f"127.0.0.1:{port}", *options, "--", PYTHON, ASKING],
         cwd=ROOT,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.DEVNULL,
@@ -176,17 +178,7 @@ async def test_a_session_has_its_own_upstream_process_until_it_ends() -> None:
     )
     try:
         await listening(port, process)
-        [shared] = children(process.pid)
-        ada = Person("ada", {})
-        await connect_http(ada, f"http://127.0.0.1:{port}/mcp")
-        try:
-            assert text_of(await ada.call_tool(name="log", arguments={"text": "hi"})) == "logged"
-            [own] = [pid for pid in children(process.pid) if pid != shared]
-            assert ada.logs == ["hi"]
-        finally:
-            await ada.close()
-        await until(lambda: not running(own), "the session's upstream process did not end")
-        assert running(shared)
+        yield process.pid, f"http://127.0.0.1:{port}/mcp"
     finally:
         with contextlib.suppress(ProcessLookupError):
             process.send_signal(signal.SIGINT)
@@ -195,6 +187,46 @@ async def test_a_session_has_its_own_upstream_process_until_it_ends() -> None:
         except TimeoutError:
             os.kill(process.pid, signal.SIGKILL)
             await process.wait()
+
+
+async def test_a_session_has_its_own_upstream_process_until_it_ends() -> None:
+    """Over a stdio upstream, a session's first call spawns its own server process, which ends
+    when the session does (DELETE); the bridge's first connection stays."""
+    async with bridge_command() as (pid, url):
+        [shared] = children(pid)
+        ada = Person("ada", {})
+        await connect_http(ada, url)
+        try:
+            assert text_of(await ada.call_tool(name="log", arguments={"text": "hi"})) == "logged"
+            [own] = [child for child in children(pid) if child != shared]
+            assert ada.logs == ["hi"]
+        finally:
+            await ada.close()
+        await until(lambda: not running(own), "the session's upstream process did not end")
+        assert running(shared)
+
+
+async def test_max_sessions_bounds_the_sessions_and_their_upstream_processes() -> None:
+    """With ``--max-sessions 1`` a second session is refused (503, -32000) while the first is
+    live, and admitted once it has ended (its server process gone, the new one spawned)."""
+    async with bridge_command("--max-sessions", "1") as (pid, url):
+        ada, bob = Person("ada", {}), Person("bob", {})
+        await connect_http(ada, url)
+        try:
+            await ada.call_tool(name="log", arguments={"text": "hi"})  # a live, proven session
+            assert len(children(pid)) == 2  # the bridge's first connection and Ada's
+            with pytest.raises(MCPError, match="1 sessions are live"):
+                await connect_http(bob, url)
+        finally:
+            await ada.close()
+        await until(lambda: len(children(pid)) == 1, "Ada's upstream process did not end")
+        bob = Person("bob", {})
+        await connect_http(bob, url)
+        try:
+            assert text_of(await bob.call_tool(name="log", arguments={"text": "b"})) == "logged"
+            assert len(children(pid)) == 2
+        finally:
+            await bob.close()
 
 
 async def test_on_one_shared_connection_a_question_among_several_clients_is_refused() -> None:
