@@ -25,6 +25,7 @@ from generated.converters import BRIDGE
 from generated.v2025_06_18 import Client
 from generated.v2025_06_18 import types as t
 from tests.bridge.asking_server import AskingServer
+from tests.bridge.changing_server import NOTE
 from tests.bridge.test_bridge_http_gone import listening
 from tests.bridge.test_bridge_lifecycle import BOUND_S, children, running
 from tests.bridge.test_bridge_stdio import MCPGEN
@@ -33,6 +34,7 @@ from tests.support.process_support import free_port, http_process
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 ASKING = str(ROOT / "tests" / "bridge" / "asking_server.py")
+CHANGING = str(ROOT / "tests" / "bridge" / "changing_server.py")
 MEET_TIMEOUT_S = 30.0
 
 
@@ -61,6 +63,7 @@ class Person(Client):
         self.meeting = meeting
         self.asked: list[str] = []
         self.logs: list[Any] = []
+        self.updated: list[str] = []
 
     async def on_elicit(self, params: t.ElicitRequestParams, ctx: Any) -> t.ElicitResult:
         """Answer with this client's name."""
@@ -84,9 +87,11 @@ class Person(Client):
         return t.ListRootsResult(roots=[t.Root(uri=f"file:///home/{self.who}")])
 
     async def on_notification(self, method: str, params: Any) -> None:
-        """Note log messages."""
+        """Note log messages and resource updates."""
         if method == "notifications/message":
             self.logs.append(getattr(params, "data", None))
+        elif method == "notifications/resources/updated":
+            self.updated.append(str(getattr(params, "uri", None)))
 
 
 def bridge_http(port: int, *upstream: str) -> list[str]:
@@ -165,12 +170,12 @@ async def until(condition: Any, what: str) -> None:
 
 
 @contextlib.asynccontextmanager
-async def bridge_command(*options: str) -> AsyncGenerator[tuple[int, str]]:
-    """``mcpgen bridge --http ... OPTIONS -- python asking_server.py`` as a process, listening;
-    yields its pid and URL, and stops it (SIGINT) at the end."""
+async def bridge_command(*options: str, upstream: str = ASKING) -> AsyncGenerator[tuple[int, str]]:
+    """``mcpgen bridge --http ... OPTIONS -- python UPSTREAM`` as a process, listening; yields
+    its pid and URL, and stops it (SIGINT) at the end."""
     port = free_port()
     process = await asyncio.create_subprocess_exec(
-        *[MCPGEN, "bridge", "--http", f"127.0.0.1:{port}", *options, "--", PYTHON, ASKING],
+        *[MCPGEN, "bridge", "--http", f"127.0.0.1:{port}", *options, "--", PYTHON, upstream],
         cwd=ROOT,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.DEVNULL,
@@ -227,6 +232,17 @@ async def test_max_sessions_bounds_the_sessions_and_their_upstream_processes() -
             assert len(children(pid)) == 2
         finally:
             await bob.close()
+
+
+async def test_a_sessions_subscription_goes_up_its_own_connection() -> None:
+    """Ada's ``resources/subscribe`` reaches her session's upstream only: her ``touch`` brings
+    her the update; Bob's upstream has nothing subscribed and brings him none."""
+    async with bridge_command(upstream=CHANGING) as (_, url), two_people(url) as (ada, bob):
+        await ada.subscribe(uri=NOTE)
+        assert text_of(await ada.call_tool(name="touch")) == NOTE
+        assert text_of(await bob.call_tool(name="touch")) == ""
+        await until(lambda: ada.updated, "Ada got no update")
+        assert ada.updated == [NOTE] and bob.updated == []
 
 
 async def test_on_one_shared_connection_a_question_among_several_clients_is_refused() -> None:
