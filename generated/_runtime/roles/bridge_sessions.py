@@ -169,20 +169,18 @@ class SessionLinks:
         assert link.ready is not None
         try:
             link.client = await asyncio.shield(link.ready)
-        except MCPError:
-            self._links.pop(key, None)
-            raise
         except Exception as exc:  # the session's upstream could not be reached: its error
-            self._links.pop(key, None)
+            if self._links.get(key) is link:  # the next request tries again
+                del self._links[key]
+            if isinstance(exc, MCPError):
+                raise
             raise MCPError(INTERNAL_ERROR, f"the upstream server did not connect: {exc}") from exc
         return link
 
     async def prune(self) -> None:
-        """Close the upstream connections of the sessions that have ended."""
-        for key, link in list(self._links.items()):
-            if link.ended:
-                del self._links[key]
-                await _close(link)
+        """Close the upstream connections of the sessions that have ended (all at once)."""
+        ended = [key for key, link in self._links.items() if link.ended]
+        await asyncio.gather(*(_close(self._links.pop(key)) for key in ended))
 
     async def _sweep(self) -> None:
         """Prune now and then, so an ended session's upstream (a process) does not linger."""
@@ -196,8 +194,7 @@ class SessionLinks:
             self._sweeper.cancel()
             await asyncio.gather(self._sweeper, return_exceptions=True)
         links, self._links = list(self._links.values()), {}
-        for link in links:
-            await _close(link)
+        await asyncio.gather(*(_close(link) for link in links))
 
 
 async def _close(link: Link) -> None:
