@@ -138,6 +138,13 @@ def _address(value: str) -> tuple[str, int]:
     metavar="BYTES",
     help="With --http: the most bytes buffered for one stream a client reads too slowly.",
 )
+@click.option(
+    "--max-sessions",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="With --http: the most live client sessions (100 when each has its own upstream "
+    "connection: a process each for a COMMAND).",
+)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def bridge_command(
     url: str | None,
@@ -150,17 +157,23 @@ def bridge_command(
     max_frame: int | None,
     max_depth: int | None,
     max_stream_bytes: int | None,
+    max_sessions: int | None,
     command: tuple[str, ...],
 ) -> None:
     """Bridge an MCP client to a server of any protocol revision.
 
     The server is COMMAND (spawned, over stdio) or --url; the bridge speaks to it in the
-    revision it answers, and to the client in the revision the client speaks.
+    revision it answers, and to the client in the revision the client speaks. With --http,
+    each client session of a server that asks its client questions (an initialize-era one)
+    gets its own connection to it (a COMMAND is spawned per session), so a question, its
+    roots and log messages reach only the client they belong to.
     """
     if (url is None) == (not command):
         raise click.UsageError("give the upstream server as a COMMAND (after --) or --url")
     if max_stream_bytes is not None and http is None:
         raise click.UsageError("--max-stream-bytes is for a downstream served with --http")
+    if max_sessions is not None and http is None:
+        raise click.UsageError("--max-sessions is for a downstream served with --http")
     grant = Grant(oauth_client_id, oauth_client_secret, oauth_assertion_file, oauth_scope)
     grant.check(url)
     logging.basicConfig(
@@ -179,7 +192,9 @@ def bridge_command(
     if http is not None:
         host, port = _address(http)
         bearer = os.environ.get(TOKEN_ENV) or None
-        downstream = run.Downstream(host=host, port=port, bearer=bearer, **bounds)
+        downstream = run.Downstream(
+            host=host, port=port, bearer=bearer, max_sessions=max_sessions, **bounds
+        )
     with contextlib.suppress(KeyboardInterrupt):
         try:
             running.run_blocking(run.run_bridge(revisions, upstream, downstream))

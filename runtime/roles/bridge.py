@@ -20,19 +20,19 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 import msgspec
 
-from ..core.errors import INTERNAL_ERROR, ConnectionClosed, MCPError, RoundTripSignal
+from ..core.errors import INTERNAL_ERROR, ConnectionClosed, MCPError
 from ..core.meta import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_VERSION
 from ..core.methods import MethodSpec
 from ..core.wire import as_object
 from .adapt import Steps, adapt_server
 from .bridge_listen import SessionSubscriptions, UpstreamListen, UpstreamSubscriptions
+from .bridge_sessions import Call, Link, OpenLink, SessionLinks
 from .bridge_tasks import declared, refuse_tasks, task_method, task_of, task_refused
 from .client import ClientBase
 from .connection import implemented_handlers
@@ -66,10 +66,15 @@ LISTEN_FILTERS: Final = {
 """A capability with ``listChanged`` -> the listen filter that asks for its changes."""
 SETTLE_POLL_S: Final = 0.05
 """How often ``settle`` looks whether the requests in flight are answered."""
+ROOTS_CHANGED: Final = "notifications/roots/list_changed"
+AMBIGUOUS: Final = (
+    "asked while requests of several downstream clients are in flight, naming none of them: "
+    "not asked (the bridge does not guess whose question it is)"
+)
 MAX_SEEN: Final = 256
 """Most downstream connections remembered for notifications outside any request."""
 
-_CALL: contextvars.ContextVar[_Call | None] = contextvars.ContextVar("bridge_call", default=None)
+_CALL: contextvars.ContextVar[Call | None] = contextvars.ContextVar("bridge_call", default=None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,75 +86,6 @@ class Revisions:
     """The ``Client`` of every revision, both eras."""
     steps: Steps
     order: tuple[str, ...]
-
-
-Work = Callable[[], Awaitable[Any]]
-
-
-class _Call:
-    """One downstream request being forwarded: what its upstream call sends back meanwhile.
-
-    Questions, progress and log messages of the upstream call run in the downstream
-    handler's own task (``run``): a stateless request's rounds are found there, and over
-    HTTP what a handler sends goes on its request's stream. The handler waits on one plain
-    future, woken by the upstream result or by work (no task per wait).
-    """
-
-    def __init__(self, ctx: ServerContext) -> None:
-        self.ctx = ctx
-        self.work: deque[tuple[Work, asyncio.Future[Any] | None]] = deque()
-        self._wake: asyncio.Future[None] | None = None
-
-    def _poke(self, *_: object) -> None:
-        """Wake ``run``."""
-        wake = self._wake
-        if wake is not None and not wake.done():
-            wake.set_result(None)
-
-    async def ask(self, spec: MethodSpec[Any, Any], params: Any) -> Any:
-        """Ask the downstream client through this request (answered by ``run``)."""
-        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self.work.append((lambda: self.ctx.request(spec, params), answer))
-        self._poke()
-        return await answer
-
-    def send(self, work: Work) -> None:
-        """Send something on this request's behalf (progress, a log message), in order."""
-        self.work.append((work, None))
-        self._poke()
-
-    async def run(self, upstream: asyncio.Future[Any]) -> Any:
-        """Wait for the upstream result, doing what the upstream call sends meanwhile."""
-        loop = asyncio.get_running_loop()
-        upstream.add_done_callback(self._poke)
-        while True:
-            while self.work:  # what came before the result goes first
-                await self._do(*self.work.popleft())
-            if upstream.done():
-                return upstream.result()
-            self._wake = loop.create_future()
-            try:
-                await self._wake
-            finally:
-                self._wake = None
-
-    async def _do(self, work: Work, answer: asyncio.Future[Any] | None) -> None:
-        """Run one piece of work; a question's answer (or why not) goes to ``answer``."""
-        try:
-            got = await work()
-        except RoundTripSignal:  # MRTR: a question not answered yet ends the round
-            if answer is not None:
-                answer.set_exception(MCPError(INTERNAL_ERROR, "the question ends this round"))
-            raise
-        except Exception as exc:  # the downstream's answer (or why it cannot answer)
-            if answer is None:
-                LOG.info("not forwarded downstream: %s", exc)
-                return
-            error = exc if isinstance(exc, MCPError) else MCPError(INTERNAL_ERROR, str(exc))
-            answer.set_exception(error)
-        else:
-            if answer is not None:
-                answer.set_result(got)
 
 
 def outgoing(params: Any) -> Any:
@@ -178,8 +114,10 @@ class Bridge:
         self.revisions = revisions
         self.on_session = on_session
         """Called once per downstream session with its revision (the log line of a session)."""
-        self._calls: dict[int, _Call] = {}
-        """The downstream requests being forwarded, oldest first."""
+        self._shared = Link()
+        """The upstream connection ``attach`` takes, and the requests forwarded over it."""
+        self.sessions: SessionLinks | None = None
+        """Over an HTTP downstream: each handshake session's own upstream (``own_upstreams``)."""
         self._seen: dict[int, ServerContext] = {}
         self._listen: UpstreamListen | None = None
         self._sessions: SessionSubscriptions | None = None
@@ -197,7 +135,7 @@ class Bridge:
 
     def attach(self, upstream: ClientBase[Any]) -> list[ServerBase]:
         """Take the connected upstream client; return the servers to serve downstream."""
-        self._upstream = upstream
+        self._upstream = self._shared.client = upstream
         server = self._server()
         subscribe = _flag(upstream.their_capabilities.get("resources"), "subscribe")
         counted = self._counted_upstream() if upstream.stateless is None and subscribe else None
@@ -217,6 +155,11 @@ class Bridge:
         elif counted is not None:  # a listen stream's URIs are subscribed to while it is open
             self._subscribe_upstream(counted, [s for s in adapted if not s.FACTS.handshake])
         return self.served
+
+    def own_upstreams(self, open_link: OpenLink, limit: int) -> None:
+        """Give each downstream handshake session its own upstream connection from now on
+        (``open_link``; at most ``limit``): what the upstream asks reaches that session only."""
+        self.sessions = SessionLinks(open_link, limit)
 
     def _subscribe_upstream(
         self, counted: UpstreamSubscriptions, stateless: list[ServerBase]
@@ -251,7 +194,10 @@ class Bridge:
         if not server.FACTS.handshake or subscribe is None or unsubscribe is None:
             return
 
-        async def on_subscribe(params: Any, ctx: ServerContext) -> dict[str, Any]:
+        async def on_subscribe(params: Any, ctx: ServerContext) -> Any:
+            up = self.upstream.METHODS.get("resources/subscribe")
+            if self.sessions is not None and up is not None:  # the session's own upstream
+                return await self.call(up, params, ctx)
             self._note(ctx)
             uri = str(getattr(params, "uri", ""))
             if self._listen is not None:
@@ -260,7 +206,10 @@ class Bridge:
                 await self._sessions.subscribe(id(ctx.connection), ctx.connection, uri)
             return {}
 
-        async def on_unsubscribe(params: Any, ctx: ServerContext) -> dict[str, Any]:
+        async def on_unsubscribe(params: Any, ctx: ServerContext) -> Any:
+            up = self.upstream.METHODS.get("resources/unsubscribe")
+            if self.sessions is not None and up is not None:
+                return await self.call(up, params, ctx)
             uri = str(getattr(params, "uri", ""))
             if self._listen is not None:
                 await self._listen.unsubscribe(id(ctx.connection), uri)
@@ -311,28 +260,32 @@ class Bridge:
     async def call(self, spec: MethodSpec[Any, Any], params: Any, ctx: ServerContext) -> Any:
         """Forward one downstream request; answer upstream's questions through ``ctx``."""
         self._note(ctx)
-        call = _Call(ctx)
+        link = self._shared
+        if self.sessions is not None and ctx.facts is None:  # a session: its own upstream
+            link = await self.sessions.get(ctx)
+        upstream = link.client or self.upstream
+        call = Call(ctx)
         progress = None
         if ctx.incoming.progress_token is not None:
             progress = _progress(call)
         forwarded = outgoing(params)
         spec = self._as_task(spec, params)
         if self.upstream.stateless is not None:  # each request says what its client can answer
-            forwarded = _with_capabilities(forwarded, self._capabilities(ctx))
+            forwarded = _with_capabilities(forwarded, self.capabilities_of(ctx))
         token = _CALL.set(call)
         try:
             sent = asyncio.ensure_future(
-                self.upstream.request(spec, forwarded, timeout=None, progress=progress)
+                upstream.request(spec, forwarded, timeout=None, progress=progress)
             )
         finally:
             _CALL.reset(token)
-        self._calls[id(call)] = call
+        link.calls[id(call)] = call
         try:
             return await call.run(sent)
         except ConnectionClosed as exc:  # an error answer, not a traceback: the bridge then ends
             raise MCPError(INTERNAL_ERROR, f"the upstream server went away ({exc})") from exc
         finally:
-            del self._calls[id(call)]
+            del link.calls[id(call)]
             if not sent.done():  # cancelled downstream, or the round ended: cancel upstream
                 sent.cancel()
                 await asyncio.gather(sent, return_exceptions=True)
@@ -349,7 +302,7 @@ class Bridge:
             raise task_refused(spec.method, where)
         return as_task
 
-    def _capabilities(self, ctx: ServerContext) -> dict[str, Any]:
+    def capabilities_of(self, ctx: ServerContext) -> dict[str, Any]:
         """What the downstream client can answer, of what the upstream client declares."""
         theirs = ctx.facts.client_capabilities if ctx.facts is not None else None
         if theirs is None:
@@ -357,9 +310,18 @@ class Bridge:
         ours = self.upstream.our_capabilities
         return {name: value for name, value in theirs.items() if name in ours}
 
-    def _latest(self) -> _Call | None:
-        """The downstream request forwarded last and still under way, if any."""
-        return next(reversed(self._calls.values()), None)
+    def _links(self) -> list[Link]:
+        """Every upstream connection: the shared one and the sessions' own."""
+        return [self._shared, *(self.sessions.links() if self.sessions is not None else ())]
+
+    def _sessions_of(self, link: Link) -> list[tuple[int, ServerContext]]:
+        """The downstream sessions that get what ``link``'s upstream sends outside requests:
+        its own session, or (shared) the sessions that have no upstream of their own."""
+        if link.session is not None:
+            return [(id(link.session.connection), link.session)]
+        if self.sessions is not None:
+            return []
+        return [(key, seen) for key, seen in self._seen.items() if seen.facts is None]
 
     def _note(self, ctx: ServerContext) -> None:
         """Remember a downstream connection (notifications outside requests go to it)."""
@@ -375,43 +337,66 @@ class Bridge:
             self.on_session(ctx.facts.version)
 
     async def _client_notification(self, method: str, params: Any) -> None:
-        """A downstream notification (roots changed ...) goes upstream when it exists there."""
+        """A downstream notification (roots changed ...) goes upstream when it exists there.
+
+        It names no session: a roots change goes to every upstream connection (each asks its
+        own session again, so a session's ``roots/list`` is still answered with its roots)."""
         spec = self.upstream.METHODS.get(method)
         if spec is None or spec.kind != "notification":
             return
-        try:
-            await self.upstream.notify(spec, params)
-        except MCPError as exc:
-            LOG.debug("not forwarded upstream: %s (%s)", method, exc)
+        links = self._links() if method == ROOTS_CHANGED else [self._shared]
+        for link in links:
+            if link.client is None:
+                continue
+            try:
+                await link.client.notify(spec, params)
+            except MCPError as exc:
+                LOG.debug("not forwarded upstream: %s (%s)", method, exc)
 
     # -- what the upstream sends ----------------------------------------------------------------
 
-    def upstream_handlers(self, client: ClientBase[Any]) -> None:
-        """Make ``client``'s handlers ask the downstream client (every request it may get)."""
+    def upstream_handlers(self, client: ClientBase[Any], link: Link | None = None) -> None:
+        """Make ``client``'s handlers ask the downstream client (every request it may get):
+        the client of ``link``'s connection (default: the shared one)."""
+        link = link or self._shared
         for method, attr in client.ROUTES.items():
             spec = client.METHODS.get(method)
             if spec is not None and method not in OWN_METHODS and not task_method(spec):
-                setattr(client, attr, self._question(spec))
+                setattr(client, attr, self._question(spec, link))
         client.handlers = implemented_handlers(client, client.ROUTES)
-        client.on_notification = self.upstream_notification  # type: ignore[method-assign]
 
-    def _question(self, spec: MethodSpec[Any, Any]) -> Handler:
-        """An upstream handler that asks the downstream client the same question."""
+        async def on_notification(method: str, params: Any) -> None:
+            await self.upstream_notification(method, params, link)
+
+        client.on_notification = on_notification  # type: ignore[method-assign]
+
+    def _question(self, spec: MethodSpec[Any, Any], link: Link) -> Handler:
+        """An upstream handler that asks the downstream client the same question: the one
+        whose request it came through, never a guess among several clients."""
 
         async def question(params: Any, ctx: Any) -> Any:
-            call = _CALL.get() or self._latest()
+            call = _CALL.get() or link.asked()
             if call is not None:
                 return await call.ask(spec, outgoing(params))
-            for seen in reversed(self._seen.values()):  # outside any request: a session's
-                if seen.facts is None:
-                    return await seen.request(spec, outgoing(params))
+            if link.calls:
+                raise MCPError(INTERNAL_ERROR, f"{spec.method}: {AMBIGUOUS}")
+            sessions = self._sessions_of(link)
+            if len(sessions) == 1:  # outside any request: the session's (stdio: the one)
+                return await sessions[0][1].request(spec, outgoing(params))
             raise MCPError(INTERNAL_ERROR, f"{spec.method}: no downstream client to ask")
 
         return question
 
-    async def upstream_notification(self, method: str, params: Any) -> None:
-        """Forward an upstream notification to the downstream client(s), converted."""
-        call = self._latest()
+    async def upstream_notification(
+        self, method: str, params: Any, link: Link | None = None
+    ) -> None:
+        """Forward an upstream notification to the downstream client(s), converted: those
+        of ``link``'s connection (default: the shared one, whose listen stream calls this)."""
+        link = link or self._shared
+        call = _CALL.get() or link.asked()
+        if method == "notifications/message" and call is None and link.calls:
+            LOG.debug("a log message naming none of several clients' requests: not forwarded")
+            return
         if method == "notifications/message" and call is not None:
             level, logger, ctx = _field(params, "level"), _field(params, "logger"), call.ctx
             call.send(
@@ -423,7 +408,7 @@ class Bridge:
             )
             return
         publish = CHANGES.get(method)
-        for server in self.served:
+        for server in self.served if link is self._shared else ():  # stateless clients' streams
             if publish is not None and not server.FACTS.handshake:
                 await getattr(server, publish)()
             elif method == "notifications/resources/updated" and not server.FACTS.handshake:
@@ -432,11 +417,12 @@ class Bridge:
         if spec is None:
             return
         only: list[int] | None = None
-        if method == "notifications/resources/updated" and self._listen is not None:
+        updated = method == "notifications/resources/updated" and link.session is None
+        if updated and self._listen is not None:
             only = self._listen.subscribers(str(_field(params, "uri")))
-        elif method == "notifications/resources/updated" and self._sessions is not None:
+        elif updated and self._sessions is not None:
             only = self._sessions.subscribers(str(_field(params, "uri")))
-        for key, seen in list(self._seen.items()):
+        for key, seen in self._sessions_of(link):
             if only is not None and key not in only:
                 continue
             if seen.facts is None and not seen.connection.peer.closed:
@@ -457,12 +443,14 @@ class Bridge:
         """Wait (at most ``timeout`` seconds) until no downstream request is being forwarded."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        while self._calls and loop.time() < deadline:
+        while any(link.calls for link in self._links()) and loop.time() < deadline:
             await asyncio.sleep(SETTLE_POLL_S)
         await asyncio.sleep(SETTLE_POLL_S)  # their answers, now raised, reach the wire
 
     async def close(self) -> None:
-        """Stop the listen stream and close the upstream connection."""
+        """Stop the listen stream and close the upstream connections."""
+        if self.sessions is not None:
+            await self.sessions.close()
         if self._listen is not None:
             await self._listen.close()
         if self._sessions is not None:
@@ -495,7 +483,7 @@ def _flag(value: object, key: str) -> bool:
     return isinstance(value, dict) and value.get(key) is True  # pyright: ignore[reportUnknownMemberType]
 
 
-def _progress(call: _Call) -> Callable[[Any], None]:
+def _progress(call: Call) -> Callable[[Any], None]:
     """The upstream's progress notifications, reported on the downstream request."""
     ctx = call.ctx
 

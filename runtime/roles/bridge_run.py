@@ -26,6 +26,7 @@ from ..core.transport import Transport
 from ..transports.stdio import spawn_server, stdio_server
 from .bridge import Bridge, Revisions
 from .bridge_relay import serve_stdio
+from .bridge_sessions import Link
 from .bridge_tap import UpstreamTap
 from .client import ClientBase
 from .connect import connect_auto
@@ -43,6 +44,9 @@ LOG: Final = logging.getLogger(__name__)
 BRIDGE_NAME: Final = "mcpgen-bridge"
 SETTLE_S: Final = 5.0
 """With the upstream gone: the most time the error answers of requests in flight may take."""
+MAX_SESSIONS: Final = 100
+"""Over HTTP with a handshake upstream: the most downstream sessions, each with its own
+upstream connection (for a stdio upstream, a process)."""
 UPSTREAM_LOG_LEVEL: Final = "debug"
 """Asked of the upstream; each downstream client's own level then filters (``ctx.log``)."""
 
@@ -84,6 +88,9 @@ class Downstream:
     """The deepest nesting of arrays and objects accepted in a frame (None: 128)."""
     max_stream_bytes: int | None = None
     """Over HTTP: the most bytes buffered for one stream a client reads too slowly."""
+    max_sessions: int | None = None
+    """Over HTTP: the most live sessions (None: ``MAX_SESSIONS`` when each has its own upstream
+    connection, else the HTTP app's default)."""
 
     def describe(self) -> str:
         """How the downstream client reaches the bridge, for the log."""
@@ -142,6 +149,36 @@ async def connect_upstream(
     return client
 
 
+def _session_upstreams(bridge: Bridge, upstream: Upstream, limit: int) -> None:
+    """Give each downstream session its own connection to ``upstream`` (a handshake server),
+    in the shared connection's revision, declaring what that session's client declared."""
+    shared = bridge.upstream
+    cls = bridge.revisions.clients[shared.protocol_version]
+
+    async def open_link(link: Link) -> ClientBase[Any]:
+        client = cls(name=BRIDGE_NAME, version="1", timeout=None)
+        bridge.upstream_handlers(client, link)
+        declared = bridge.capabilities_of(link.session) if link.session is not None else {}
+        client.capabilities = lambda: dict(declared)  # type: ignore[method-assign]
+        if upstream.url is not None:
+            from ..transports.http.client import connect_http
+
+            await connect_http(client, upstream.url, headers=upstream.headers, auth=upstream.auth)
+        else:
+            command = list(upstream.command)
+            transport = await spawn_server(command[0], command[1:], upstream.env)
+            try:
+                await client.connect(transport, lambda: f"server {transport.exit_description()}")
+            except BaseException:
+                await client.close()
+                await transport.close()
+                raise
+        await _ask_logs(client)
+        return client
+
+    bridge.own_upstreams(open_link, limit)
+
+
 async def _ask_logs(client: ClientBase[Any]) -> None:
     """Ask the upstream for every log message (each downstream client's level filters)."""
     if client.stateless is not None:
@@ -182,6 +219,8 @@ async def _serve_downstream(
         "max_depth": depth,
         "max_stream_bytes": downstream.max_stream_bytes,
     }
+    if bridge.sessions is not None or downstream.max_sessions is not None:
+        bounds["max_sessions"] = downstream.max_sessions or MAX_SESSIONS
     options = dataclasses.replace(options, **{k: v for k, v in bounds.items() if v is not None})
     if downstream.bearer is not None:
         options.authenticate = _bearer_check(downstream.bearer)
@@ -210,6 +249,8 @@ async def run_bridge(
     bridge = Bridge(revisions, on_session=on_session)
     client = await connect_upstream(bridge, upstream, relayable=where.host is None)
     LOG.debug("upstream %s speaks %s", upstream.describe(), client.protocol_version)
+    if where.host is not None and client.stateless is None:  # its questions name no session
+        _session_upstreams(bridge, upstream, where.max_sessions or MAX_SESSIONS)
     try:
         await bridge.start()
         stop = asyncio.Event()
@@ -218,6 +259,8 @@ async def run_bridge(
         done, _ = await asyncio.wait((served, gone), return_when=asyncio.FIRST_COMPLETED)
         lost = gone in done and not served.done()
         if lost:  # the requests in flight fail at once: let their error answers go out
+            if bridge.sessions is not None:  # the sessions' own connections go with it
+                await bridge.sessions.close()
             await bridge.settle(SETTLE_S)
             stop.set()  # over HTTP: the server ends its sessions and stops (no task cancelled)
             await asyncio.wait((served,), timeout=SETTLE_S)
