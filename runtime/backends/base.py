@@ -16,17 +16,15 @@ from __future__ import annotations
 import dataclasses
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Collection, Iterable, MutableMapping
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from typing import Any, Protocol
 
 from ..roles.subscriptions import Bus
 from ..roles.tasks import TaskSupport
 from ..roles.taskstore import TaskStore
+from ..transports.http.asgi import ASGIApp, Receive, Scope, Send
 
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-Handler = Callable[[Scope, Receive, Send], Awaitable[None]]
+Handler = ASGIApp
 """An ASGI callable: how an owner serves the requests forwarded to it."""
 LeaseLost = Callable[[], Awaitable[None]]
 """Called when this worker lost its liveness lease: every session it held is gone."""

@@ -27,15 +27,13 @@ from typing import Any, Final
 
 import msgspec
 
+from ..transports.http.asgi import Receive, Scope, Send
 from .base import (
     FORWARDED,
     BackendUnavailable,
     Handler,
     Lease,
     LeaseLost,
-    Receive,
-    Scope,
-    Send,
     new_worker_id,
 )
 from .redis_bus import RedisBus

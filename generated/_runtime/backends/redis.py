@@ -28,15 +28,13 @@ from typing import Any, Final
 
 import msgspec
 
+from ..transports.http.asgi import Receive, Scope, Send
 from .base import (
     FORWARDED,
     BackendUnavailable,
     Handler,
     Lease,
     LeaseLost,
-    Receive,
-    Scope,
-    Send,
     new_worker_id,
 )
 from .redis_bus import RedisBus
