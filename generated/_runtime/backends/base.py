@@ -241,9 +241,10 @@ class Lease:
         """The lease was renewed by a request sent at ``at`` (``time.monotonic()``)."""
         self._renewed = max(self._renewed, at)
 
-    def lost(self) -> None:
-        """The lease is known to be gone."""
-        self._renewed = -float("inf")
+    def lost(self, at: float) -> None:
+        """A request sent at ``at`` found the lease gone; a renewal sent after it stands."""
+        if at >= self._renewed:
+            self._renewed = -float("inf")
 
     def held(self) -> bool:
         """Whether the last renewal is recent enough that no other worker saw it lapse."""

@@ -574,6 +574,10 @@ class McpHttpApp:
             session = self._new_session()
             self._register(session)
             await self.options.backend.directory.claim(session.id)
+            if session.ended:  # meanwhile: this worker's lease lapsed, or the app stops
+                await self.options.backend.directory.release(session.id)
+                message = "Service Unavailable: the new session ended before it began"
+                raise _Reject(503, message, [(b"retry-after", b"1")])
             return session
         session = self._session(headers)
         self._check_version(headers, session)
