@@ -12,6 +12,8 @@ import pytest
 
 from generated._runtime.backends.base import BackendUnavailable
 from generated._runtime.backends.redis import RedisBackend
+from generated._runtime.backends.redis_bus import RedisBus
+from generated._runtime.roles.subscriptions import RESYNC, TOOLS_CHANGED, Change
 from tests.support.topology_support import Proc, start_redis, tools
 
 STEP_S = 10.0
@@ -36,6 +38,41 @@ def restart(redis: list[Proc]) -> None:
 def url_of(redis: list[Proc]) -> str:
     """The Redis URL."""
     return f"redis://127.0.0.1:{redis[0].port}/0"
+
+
+@pytest.fixture
+async def buses(redis: list[Proc]) -> AsyncIterator[tuple[RedisBus, RedisBus]]:
+    """Two workers' buses on the same Redis, started."""
+    pair = RedisBus(url_of(redis)), RedisBus(url_of(redis))
+    for bus in pair:
+        await bus.start()
+    yield pair
+    for bus in pair:
+        await bus.close()
+
+
+async def test_a_bus_that_slept_through_a_redis_restart_hands_a_resync(
+    redis: list[Proc], buses: tuple[RedisBus, RedisBus]
+) -> None:
+    """What was published while Redis was away is lost: the bus hands its sinks a ``RESYNC``
+    (not a silent re-subscription), and changes published afterwards arrive again."""
+    listener, publisher = buses
+    got: asyncio.Queue[Change] = asyncio.Queue()
+    listener.attach(got.put_nowait)
+    await publisher.publish(Change(TOOLS_CHANGED))
+    assert (await asyncio.wait_for(got.get(), STEP_S)).method == TOOLS_CHANGED
+    restart(redis)
+    assert (await asyncio.wait_for(got.get(), STEP_S)).method == RESYNC
+    for _ in range(int(STEP_S / 0.05)):  # the publisher's own subscription may lag: bounded
+        await publisher.publish(Change(TOOLS_CHANGED))
+        try:
+            change = await asyncio.wait_for(got.get(), 0.05)
+        except TimeoutError:
+            continue
+        if change.method == TOOLS_CHANGED:
+            break
+    else:
+        raise AssertionError("no change arrived after the restart")
 
 
 class Worker:
