@@ -27,15 +27,13 @@ from typing import Any, Final
 
 import msgspec
 
+from ..transports.http.asgi import Receive, Scope, Send
 from .base import (
     FORWARDED,
     BackendUnavailable,
     Handler,
     Lease,
     LeaseLost,
-    Receive,
-    Scope,
-    Send,
     new_worker_id,
 )
 from .redis_bus import RedisBus
@@ -108,12 +106,28 @@ class RedisDirectory:
         return f"{self.prefix}:worker:{worker}:inbox"
 
     async def claim(self, session: str) -> None:
-        """Record this worker as the session's owner, expiring unless touched."""
+        """Record this worker as the session's owner, expiring unless touched, and renew the
+        lease in the same round trip.
+
+        A lease Redis no longer holds (Redis restarted, or this worker stalled) is not taken
+        back here: the claim is undone and refused (``BackendUnavailable``, 503 with
+        ``Retry-After``) and the lease marked lost, so the sessions held before the lapse are
+        ended (``hold_lease``) before a new one is handed out, never after.
+        """
+        sent = time.monotonic()
+        key = self.session_key(session)
         pipe = self.client.pipeline(transaction=False)
-        pipe.hset(self.session_key(session), "owner", self._worker)
-        pipe.pexpire(self.session_key(session), self.session_ttl_ms)
+        pipe.set(self.lease_key(self._worker), b"1", px=int(self.lease.seconds * 1000), xx=True)
+        pipe.hset(key, "owner", self._worker)
+        pipe.pexpire(key, self.session_ttl_ms)
         with reachable("a new session"):
-            await pipe.execute()
+            held, _, _ = await pipe.execute()
+        if held:
+            self.lease.renewed(sent)
+            return
+        self.lease.lost(sent)
+        await self.release(session)
+        raise BackendUnavailable("a new session: this worker's lease lapsed (Redis restarted?)")
 
     async def owner(self, session: str) -> str | None:
         """The owning worker, if the session is known."""
@@ -157,6 +171,8 @@ class RedisDirectory:
             done = await result(self.client.set(key, b"1", px=ms, xx=not take))
         if done:
             self.lease.renewed(sent)
+        else:
+            self.lease.lost(sent)  # expired in Redis: others saw it lapse
         return bool(done)
 
 
@@ -262,10 +278,7 @@ class RedisBackend:
         while True:
             await asyncio.sleep(self.renew_every)
             try:
-                if not self._directory.lease_held():
-                    await self.hold_lease()
-                elif not await self._directory.renew():
-                    self._directory.lease.lost()  # expired in Redis: others saw it lapse
+                if not self._directory.lease_held() or not await self._directory.renew():
                     await self.hold_lease()
             except BackendUnavailable as exc:
                 logger.warning("cannot renew the worker lease: %s", exc)

@@ -4,7 +4,9 @@ Every worker subscribes to the channel and publishes its changes there, so a lis
 worker hears a change made on any other (its own included: a change reaches local sinks only
 through Redis, once). Pub/sub keeps nothing: what is published while a worker's subscription
 is down is lost to it, so after re-subscribing the bus hands every sink a ``RESYNC`` change
-(each listener re-cues what it opted in to).
+(each listener re-cues what it opted in to). The subscription has a client of its own that
+never retries: redis-py would otherwise reconnect and re-subscribe inside a read, silently
+(a worker not scheduled while Redis restarted never saw it down), and no ``RESYNC`` would go.
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ class RedisBus:
     def __init__(self, url: str, *, prefix: str = "mcpgen", socket_timeout: float = 1.0) -> None:
         self.channel = f"{prefix}:bus"
         self.client = client_for(url, socket_timeout)
+        self._subscriber = client_for(url, socket_timeout, retry=False)
+        """The subscription's own client: a lost connection ends the subscription loudly."""
         self._local = LocalBus()
         """This worker's sinks."""
         self._pubsub: Any = None
@@ -70,10 +74,11 @@ class RedisBus:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reader
         await self._drop()
+        await self._subscriber.aclose()
         await self.client.aclose()
 
     async def _subscribe(self) -> Any:
-        pubsub = self.client.pubsub()
+        pubsub = self._subscriber.pubsub()
         await pubsub.subscribe(self.channel)
         return pubsub
 

@@ -22,17 +22,22 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
 __all__ = ["RedisError", "client_for", "result"]
 
 
-def client_for(url: str, socket_timeout: float) -> Any:
+def client_for(url: str, socket_timeout: float, *, retry: bool = True) -> Any:
     """An asyncio Redis client that retries a call once, at once, and only when its pooled
     connection turned out dead (Redis restarted while it was idle: a new connection succeeds
     or is refused at once); a timeout is never retried, so a frozen Redis surfaces within the
-    socket timeout (callers answer 503 or try again on their own schedule)."""
+    socket timeout (callers answer 503 or try again on their own schedule).
+
+    Without ``retry`` every lost connection surfaces as an error: what a subscriber needs,
+    since a retried read would reconnect and re-subscribe silently, hiding that the messages
+    published meanwhile were lost.
+    """
     client_class: Any = aioredis.Redis  # its stubs leave ``from_url``'s kwargs untyped
     return client_class.from_url(
         url,
         socket_timeout=socket_timeout,
         socket_connect_timeout=socket_timeout,
-        retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
+        retry=Retry(NoBackoff(), 1 if retry else 0, supported_errors=(RedisConnectionError,)),
     )
 
 

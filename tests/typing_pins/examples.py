@@ -8,12 +8,15 @@ both.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, reveal_type
 
 import msgspec
 
 from generated.runtime import (
+    McpHttpApp,
     Transport,
+    auth,
     connect_auto,
     connect_http_auto,
     connect_stateless,
@@ -286,3 +289,26 @@ async def check_progress_callbacks(client: Client, client26: Client26) -> None:
         del value
 
     await client.call_tool(name="slow", progress=takes_a_number)  # expect-error
+
+
+StarletteApp = Callable[
+    [
+        MutableMapping[str, Any],
+        Callable[[], Awaitable[MutableMapping[str, Any]]],
+        Callable[[MutableMapping[str, Any]], Awaitable[None]],
+    ],
+    Awaitable[None],
+]
+"""Starlette's ``ASGIApp``: where an application mounts an ASGI app."""
+
+
+def check_protected_app(server: Server, verifier: auth.TokenVerifier) -> None:
+    """The OAuth wrapper takes the HTTP app as it is (one set of ASGI types), is an ASGI app
+    that another wrapper takes in turn, and mounts where Starlette's types want one."""
+    resource = auth.ProtectedResource("https://mcp.example.com/mcp", ("https://as.example.com",))
+    app = auth.ProtectedMcpApp(McpHttpApp(server), resource, verifier)
+    reveal_type(app)  # assert typ.endswith("ProtectedMcpApp")
+    twice = auth.ProtectedMcpApp(app, resource, verifier)
+    mounted: StarletteApp = twice
+    plain: StarletteApp = McpHttpApp(server)
+    del mounted, plain

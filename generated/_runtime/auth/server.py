@@ -23,7 +23,7 @@ either era: sessions or stateless):
 from __future__ import annotations
 
 import weakref
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, cast
 from urllib.parse import urlsplit
@@ -33,6 +33,7 @@ import msgspec
 from ..core.errors import RemoteProtocolError
 from ..core.frame_guard import DEFAULT_MAX_DEPTH, decode_untyped
 from ..core.wire import as_object
+from ..transports.http.asgi import ASGIApp, Message, Receive, Scope, Send
 from ..transports.http.server import McpHttpApp, frame_refusal
 from .metadata import (
     PRM_WELL_KNOWN,
@@ -44,10 +45,6 @@ from .metadata import (
 from .principal import CURRENT, AccessToken, PrincipalBox
 from .verifiers import InvalidToken, TokenVerifier
 
-Scope = dict[str, Any]
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 ScopesFor = Callable[[str, Any], Iterable[str]]
 """The scopes a JSON-RPC method needs, given its name and params (decoded JSON, or None).
 
@@ -223,7 +220,7 @@ class ProtectedMcpApp:
         """
         if self.resource.scopes_for is None or scope["method"] != "POST":
             return receive, needed
-        messages: list[dict[str, Any]] = []
+        messages: list[Message] = []
         size, more = 0, True
         while more:
             message = await receive()
@@ -239,7 +236,7 @@ class ProtectedMcpApp:
             except _UNREADABLE:  # an odd body: decoded whole and guarded, as the app reads it
                 needed = needed | self._scopes_decoded(body, self.resource.scopes_for)
 
-        async def replay() -> dict[str, Any]:
+        async def replay() -> Message:
             """The messages already read, then the rest."""
             return messages.pop(0) if messages else await receive()
 
@@ -286,7 +283,7 @@ class ProtectedMcpApp:
     async def _forward(self, scope: Scope, receive: Receive, send: Send, box: PrincipalBox) -> None:
         """Call the wrapped app with the principal visible to what it starts."""
 
-        async def remember(message: dict[str, Any]) -> None:
+        async def remember(message: Message) -> None:
             """Pass a message on; note the session id a response hands out."""
             if message["type"] == "http.response.start":
                 for name, value in message.get("headers", []):

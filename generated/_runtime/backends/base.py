@@ -17,17 +17,15 @@ from __future__ import annotations
 import dataclasses
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Collection, Iterable, MutableMapping
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from typing import Any, Protocol
 
 from ..roles.subscriptions import Bus
 from ..roles.tasks import TaskSupport
 from ..roles.taskstore import TaskStore
+from ..transports.http.asgi import ASGIApp, Receive, Scope, Send
 
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-Handler = Callable[[Scope, Receive, Send], Awaitable[None]]
+Handler = ASGIApp
 """An ASGI callable: how an owner serves the requests forwarded to it."""
 LeaseLost = Callable[[], Awaitable[None]]
 """Called when this worker lost its liveness lease: every session it held is gone."""
@@ -243,9 +241,10 @@ class Lease:
         """The lease was renewed by a request sent at ``at`` (``time.monotonic()``)."""
         self._renewed = max(self._renewed, at)
 
-    def lost(self) -> None:
-        """The lease is known to be gone."""
-        self._renewed = -float("inf")
+    def lost(self, at: float) -> None:
+        """A request sent at ``at`` found the lease gone; a renewal sent after it stands."""
+        if at >= self._renewed:
+            self._renewed = -float("inf")
 
     def held(self) -> bool:
         """Whether the last renewal is recent enough that no other worker saw it lapse."""

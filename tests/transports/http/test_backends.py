@@ -28,7 +28,9 @@ from generated._runtime.roles.subscriptions import (
 from generated._runtime.roles.tasks import TaskSupport
 from generated._runtime.roles.taskstore import InMemoryTaskStore, TaskStore
 from generated._runtime.transports.http.server import HttpOptions, McpHttpApp
+from generated.v2025_06_18 import Server as Server0618
 from generated.v2026_07_28 import Server
+from tests.support.http_support import STEP_S, Raw, initialize, raw_client, serve
 
 
 class SharedDirectory:
@@ -152,3 +154,48 @@ async def test_a_resync_re_cues_everything_a_listener_asked_for() -> None:
     await asyncio.wait_for(cued.wait(), 30)
     task.cancel()
     assert got[1:] == [(TOOLS_CHANGED, None), (RESOURCE_UPDATED, "a://1")]
+
+
+class HeldClaimDirectory(SharedDirectory):
+    """A shared directory whose ``claim`` waits until the test lets it finish."""
+
+    def __init__(self) -> None:
+        self.claiming = asyncio.Event()
+        self.finish = asyncio.Event()
+        self.log: list[str] = []
+        """What was recorded in the directory, in order."""
+
+    async def claim(self, session: str) -> None:
+        """Wait (Redis slow to answer) until ``finish`` is set, then record the owner."""
+        self.claiming.set()
+        await self.finish.wait()
+        self.log.append(f"claimed {session}")
+
+    async def release(self, session: str) -> None:
+        """Forget the session."""
+        self.log.append(f"released {session}")
+
+
+async def test_a_session_ended_while_it_is_claimed_is_refused_not_left_hanging(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The worker ends its sessions (its lease lapsed) while a new one waits for its claim:
+    the initialize POST is answered 503 with ``Retry-After`` (the client tries again), the
+    claim is undone, and the next initialize gets a session."""
+    monkeypatch.setenv(STATE_KEYS_ENV, "shared-key-" * 3)
+    backend = SharedBackend()
+    directory = backend.directory = HeldClaimDirectory()
+    options = HttpOptions(backend=backend)
+    async with serve(Server0618(), options) as (app, url), raw_client(url) as client:
+        raw = Raw(client)
+        posted = asyncio.create_task(raw.post(initialize()))
+        await asyncio.wait_for(directory.claiming.wait(), STEP_S)
+        (session,) = app.sessions
+        await app.end_sessions()  # what the lease recovery does (``lease_lost``)
+        directory.finish.set()
+        response = await asyncio.wait_for(posted, STEP_S)
+        assert response.status_code == 503, response.text
+        assert response.headers["retry-after"] == "1"
+        assert directory.log[-2:] == [f"claimed {session}", f"released {session}"]
+        again = await raw.post(initialize())
+        assert again.status_code == 200 and "mcp-session-id" in again.headers

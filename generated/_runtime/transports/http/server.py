@@ -23,7 +23,7 @@ import importlib
 import logging
 import socket
 import warnings
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import InitVar, dataclass, field
 from typing import Any, Final
 from urllib.parse import parse_qs, urlsplit
@@ -46,6 +46,7 @@ from ...core.wire import Inbound, Malformed, as_id, asks_progress, parse
 from ...roles.era import faces
 from ...roles.server import ServerBase
 from ...roles.subscriptions import share_bus
+from .asgi import Receive, Scope, Send
 from .eviction import EVICT_IDLE_S, EVICT_UNPROVEN_S, choose_eviction
 from .session import (
     DEFAULT_SSE_RETRY_MS,
@@ -62,10 +63,6 @@ from .stateless import ToolHeaders, serve_stateless_post, wants_stateless
 logger = logging.getLogger(__name__)
 """The HTTP app's log: where the runner listens."""
 
-# The ASGI callables, typed as Starlette's ``ASGIApp`` so the app mounts under mypy and pyright.
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 Authenticate = Callable[[Mapping[str, str]], Awaitable[bool]]
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -578,6 +575,10 @@ class McpHttpApp:
             session = self._new_session()
             self._register(session)
             await self.options.backend.directory.claim(session.id)
+            if session.ended:  # meanwhile: this worker's lease lapsed, or the app stops
+                await self.options.backend.directory.release(session.id)
+                message = "Service Unavailable: the new session ended before it began"
+                raise _Reject(503, message, [(b"retry-after", b"1")])
             return session
         session = self._session(headers)
         self._check_version(headers, session)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final, cast
 
 import msgspec
@@ -34,10 +34,8 @@ from ...roles.one_frame import Reply
 from ...roles.running import start_eagerly
 from ...roles.stateless import StatelessServer
 from ...roles.subscriptions import RESYNC, TOOLS_CHANGED, Bus, Change
+from .asgi import Receive, Send
 from .headers import HeaderError, InvalidToolHeaders, ParamHeader, check_request, param_headers
-
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 
 def wants_stateless(

@@ -1,0 +1,133 @@
+"""A worker's Redis backend when Redis restarts under it (empty, same port) while the worker is
+not scheduled: the restart happens with this test's event loop blocked, as a loaded machine
+leaves a worker process asleep through it, so the worker never sees Redis refuse a connection."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+
+from generated._runtime.backends.base import BackendUnavailable
+from generated._runtime.backends.redis import RedisBackend
+from generated._runtime.backends.redis_bus import RedisBus
+from generated._runtime.roles.subscriptions import RESYNC, TOOLS_CHANGED, Change
+from tests.support.topology_support import Proc, start_redis, tools
+
+STEP_S = 10.0
+"""Bound on any one wait (a hang fails the test)."""
+
+
+@pytest.fixture
+def redis() -> Iterator[list[Proc]]:
+    """A redis-server of the test's own (a list: the test replaces it when it restarts it)."""
+    running = [start_redis(tools()[0])]
+    yield running
+    running[0].stop()
+
+
+def restart(redis: list[Proc]) -> None:
+    """Kill Redis and start it again on its port, blocking the event loop meanwhile."""
+    old = redis[0]
+    old.stop()
+    redis[0] = start_redis(tools()[0], old.port)
+
+
+def url_of(redis: list[Proc]) -> str:
+    """The Redis URL."""
+    return f"redis://127.0.0.1:{redis[0].port}/0"
+
+
+@pytest.fixture
+async def buses(redis: list[Proc]) -> AsyncIterator[tuple[RedisBus, RedisBus]]:
+    """Two workers' buses on the same Redis, started."""
+    pair = RedisBus(url_of(redis)), RedisBus(url_of(redis))
+    for bus in pair:
+        await bus.start()
+    yield pair
+    for bus in pair:
+        await bus.close()
+
+
+async def test_a_bus_that_slept_through_a_redis_restart_hands_a_resync(
+    redis: list[Proc], buses: tuple[RedisBus, RedisBus]
+) -> None:
+    """What was published while Redis was away is lost: the bus hands its sinks a ``RESYNC``
+    (not a silent re-subscription), and changes published afterwards arrive again."""
+    listener, publisher = buses
+    got: asyncio.Queue[Change] = asyncio.Queue()
+    listener.attach(got.put_nowait)
+    await publisher.publish(Change(TOOLS_CHANGED))
+    assert (await asyncio.wait_for(got.get(), STEP_S)).method == TOOLS_CHANGED
+    restart(redis)
+    assert (await asyncio.wait_for(got.get(), STEP_S)).method == RESYNC
+    for _ in range(int(STEP_S / 0.05)):  # the publisher's own subscription may lag: bounded
+        await publisher.publish(Change(TOOLS_CHANGED))
+        try:
+            change = await asyncio.wait_for(got.get(), 0.05)
+        except TimeoutError:
+            continue
+        if change.method == TOOLS_CHANGED:
+            break
+    else:
+        raise AssertionError("no change arrived after the restart")
+
+
+class Worker:
+    """A ``RedisBackend`` started as the HTTP app starts it, recording what happens to its
+    sessions: ``claimed <id>`` and ``lease lost`` (every session it held is ended)."""
+
+    def __init__(self, url: str) -> None:
+        self.backend = RedisBackend(url, lease=5.0, renew_every=3600.0)
+        """Renewed by the test (``renew``), so no background renewal races its claims."""
+        self.log: list[str] = []
+
+    async def serve(self, scope: Any, receive: Any, send: Any) -> None:
+        """No request is forwarded here."""
+
+    async def lease_lost(self) -> None:
+        """The app ends its sessions."""
+        self.log.append("lease lost")
+
+    async def claim(self, session: str) -> None:
+        """Claim a new session as the app does on ``initialize``: recover a lapsed lease first
+        (the app's check before every request), then claim; note a claim that succeeded."""
+        if not self.backend.directory.lease_held():
+            await self.backend.hold_lease()
+        await self.backend.directory.claim(session)
+        self.log.append(f"claimed {session}")
+
+
+@pytest.fixture
+async def worker(redis: list[Proc]) -> AsyncIterator[Worker]:
+    """A started worker backend."""
+    started = Worker(url_of(redis))
+    await started.backend.start(started.serve, started.lease_lost)
+    yield started
+    await started.backend.stop()
+
+
+async def test_a_session_claimed_after_a_redis_restart_outlives_the_lease_recovery(
+    redis: list[Proc], worker: Worker
+) -> None:
+    """Redis restarted, so the worker's lease is gone. A session is claimed only once the
+    worker has ended what it held before (a claim that finds the lease gone is refused, 503),
+    so no recovery ends a session handed out after it: the lease is in Redis again when the
+    new session is, and the next renewal finds it (a lapse found there would end them all)."""
+    await worker.claim("before")
+    restart(redis)
+    claimed = ""
+    for attempt in range(int(STEP_S / 0.05)):  # a refused claim is tried again, as clients do
+        try:
+            await worker.claim(f"after-{attempt}")
+        except BackendUnavailable:
+            await asyncio.sleep(0.05)
+            continue
+        claimed = f"after-{attempt}"
+        break
+    assert claimed, "no session could be claimed after the restart"
+    assert await worker.backend.directory.renew(), "the lease was not in Redis"
+    assert worker.log == ["claimed before", "lease lost", f"claimed {claimed}"]
+    assert await worker.backend.directory.owner(claimed) == worker.backend.directory.worker
