@@ -7,15 +7,25 @@ a subprocess protocol that writes one request line per call and resolves the cal
 ``id``. Neither waits on a drain or copies through a stream reader; each message is still
 written on its own, as an MCP peer writes it, so the pair is the fastest honest minimal
 implementation of the exchange the stdio benchmarks time.
+
+It runs under the rules our stdio peers run under: the server on uvloop when it is installed
+(``run_blocking``, as ``run_stdio``), and every read pipe on asyncio's own loop (the server's,
+and the client's on the benchmark's loop) asks ``READ_CHUNK`` bytes per read, as ours does.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
 import msgspec
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from generated._runtime.roles.running import run_blocking
+from generated._runtime.transports.lines import READ_CHUNK
 
 
 class Arguments(msgspec.Struct):
@@ -76,6 +86,12 @@ class Answer(msgspec.Struct):
     result: Result
 
 
+def read_chunk(transport: asyncio.BaseTransport) -> None:
+    """Have asyncio's own read pipe transport ask ``READ_CHUNK`` bytes per read, as ours do."""
+    if hasattr(transport, "max_size"):  # not uvloop's, which reads into a buffer of its own
+        cast(Any, transport).max_size = READ_CHUNK
+
+
 def lines_of(buffer: bytearray, data: bytes) -> list[bytes]:
     """The complete lines in ``buffer + data``; the incomplete tail stays in ``buffer``."""
     buffer += data
@@ -116,7 +132,8 @@ async def main() -> None:
     loop = asyncio.get_running_loop()
     out, _ = await loop.connect_write_pipe(asyncio.Protocol, sys.stdout)
     done: asyncio.Future[None] = loop.create_future()
-    await loop.connect_read_pipe(lambda: EchoServer(out, done), sys.stdin)
+    pipe, _ = await loop.connect_read_pipe(lambda: EchoServer(out, done), sys.stdin)
+    read_chunk(pipe)
     await done
 
 
@@ -139,6 +156,7 @@ class RawClient(asyncio.SubprocessProtocol):
             cls, *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
         )
         client.transport, client.stdin = transport, transport.get_pipe_transport(0)
+        read_chunk(transport.get_pipe_transport(1))
         return client
 
     def pipe_data_received(self, fd: int, data: bytes) -> None:
@@ -163,4 +181,4 @@ class RawClient(asyncio.SubprocessProtocol):
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    run_blocking(main())

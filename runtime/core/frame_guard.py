@@ -65,7 +65,7 @@ def quick_depth(frame: bytes, limit: int) -> int:
     brackets.
     """
     short = len(frame) <= _SHORT  # a long one is counted once reduced to its quotes and brackets
-    if short and len(frame.translate(None, _NOT_OPENING)) <= limit:
+    if short and frame.count(b"{") + frame.count(b"[") <= limit:  # counts: no copy
         return 0
     if _BACKSLASH in frame:  # an int: a byte search (a bytes needle is ~5x slower here)
         frame = frame.replace(b"\\\\", b"").replace(b'\\"', b"")
@@ -222,7 +222,8 @@ def decoded_too_deep(value: Any, frame: bytes, max_depth: int) -> bool:
     the bytes.
     """
     if len(frame) <= _SHORT:  # counted at once: no more opening brackets than levels allowed
-        return len(frame.translate(None, _NOT_OPENING)) > max_depth and too_deep(frame, max_depth)
+        opening = frame.count(b"{") + frame.count(b"[")  # two counts: no copy, twice as fast
+        return opening > max_depth and too_deep(frame, max_depth)
     walked = None
     if len(frame) >= _WALK_FROM:
         walked = _walked_depth(value, max_depth, len(frame) // _BYTES_PER_CONTAINER)

@@ -183,9 +183,9 @@ class Lifecycle:
         rows = PER_REQUEST.get(self.phase)
         if rows is None:
             return None
+        found: Any = meta  # a dict once tested (not ``cast``: a call on every request)
         if not isinstance(meta, dict):
             return MetaRefused("Invalid params: _meta is required", INVALID_PARAMS)
-        found = cast("dict[str, Any]", meta)
         for key, kind in rows:
             if not isinstance(found.get(key), kind):
                 return MetaRefused(f"Invalid params: _meta needs {key}", INVALID_PARAMS)
@@ -270,8 +270,9 @@ def as_json(capabilities: object) -> dict[str, Any]:
 def has_capability(capabilities: Mapping[str, Any], path: str) -> bool:
     """Whether a dotted capability path is declared (``tools``, ``resources.subscribe``)."""
     node: object = capabilities
+    top: Any = capabilities  # a dict once tested (not ``cast``: a call per request)
     if type(node) is dict and "." not in path:  # the common case: one lookup
-        found = cast("dict[str, object]", node).get(path)
+        found = top.get(path)
         return found is not False and found is not None
     for part in path.split("."):
         if not isinstance(node, Mapping):

@@ -96,6 +96,9 @@ def test_malformed_json_gets_parse_error_with_null_id() -> None:
         ({"jsonrpc": "2.0", "id": None, "method": "ping"}, None, "string or an integer"),
         ({"jsonrpc": "2.0", "id": 4, "method": 5}, 4, "$.method"),
         ({"jsonrpc": "2.0", "id": "a", "method": "ping", "result": {}}, "a", "result or error"),
+        # Notifications: the one-pass types refuse these shapes too, the general path says why.
+        ({"jsonrpc": "1.0", "method": "notifications/initialized"}, None, '"jsonrpc" must be'),
+        ({"jsonrpc": "2.0", "method": "notifications/initialized", "error": {}}, None, "result or"),
         (
             {"jsonrpc": "2.0", "id": 5, "result": {}, "error": {"code": 1, "message": "x"}},
             5,

@@ -97,6 +97,32 @@ async def test_cancelling_a_stateless_request_after_initialize(
 
 
 @bounded
+async def test_after_initialize_each_request_goes_to_the_era_its_meta_names(
+    stream: tuple[RawPeer, Slow],
+) -> None:
+    """Once the session is open, a request without ``_meta`` or with a handshake version or
+    only a progress token in it is the session's; one naming the stateless version, typed
+    the same way, is the stateless connection's."""
+    raw, _ = stream
+    await raw.initialize("2025-11-25")
+    session_metas: list[Any] = [
+        None,
+        {"progressToken": "p1"},
+        {"io.modelcontextprotocol/protocolVersion": "2025-11-25"},
+    ]
+    for n, meta in enumerate(session_metas):
+        params: dict[str, Any] = {"name": "any", "arguments": {}}
+        if meta is not None:
+            params["_meta"] = meta
+        reply = await raw.call(n, "tools/call", params)
+        assert reply["result"]["content"][0]["text"] == "handshake", meta
+        assert "resultType" not in reply["result"]
+    reply = await raw.call(9, "tools/call", call(9, "stateless")["params"])
+    assert reply["result"]["content"][0]["text"] == "stateless"
+    assert reply["result"]["resultType"] == "complete"
+
+
+@bounded
 async def test_stateless_params_reach_the_handler_typed_and_meta_is_checked(
     stream: tuple[RawPeer, Slow],
 ) -> None:

@@ -48,3 +48,10 @@ class Message(Protocol):
     def error(self) -> Raw | UnsetType:
         """The raw ``error`` member of an error response."""
         ...
+
+    @property
+    def shaped(self) -> bool:
+        """Whether the type it was decoded into checked its JSON-RPC shape (a one-pass
+        request or notification: ``jsonrpc`` is "2.0", the id a string or an integer if any,
+        no ``result`` or ``error``); else the session checks it (``shape_problem``)."""
+        ...

@@ -133,20 +133,24 @@ def reader_for(methods: Mapping[str, AnySpec], peer: Literal["client", "server"]
 
 
 def _message_type(spec: AnySpec) -> type[msgspec.Struct]:
-    """A Struct for one method's messages, tagged by ``method``, params typed when possible."""
+    """A Struct for one method's messages, tagged by ``method``, params typed when possible.
+
+    Its fields carry the JSON-RPC shape of a request or notification (``"jsonrpc": "2.0"``
+    required, an id that is a string or an integer if any, no ``result`` or ``error``), so a
+    message it decodes is ``shaped`` and the session checks none of that again; a message
+    outside that shape fails here and the general path says what is wrong.
+    """
     params: Any = spec.params if spec.params is not None and keeps_meta(spec.params) else Raw
     return msgspec.defstruct(
         "Message",
         [
-            ("jsonrpc", Any, UNSET),
-            ("id", WireId, UNSET),
+            ("jsonrpc", Literal["2.0"]),
+            ("id", Union[int, str, UnsetType], UNSET),  # noqa: UP007
             ("params", Union[params, UnsetType], UNSET),  # noqa: UP007
-            ("result", Union[Raw, UnsetType], UNSET),  # noqa: UP007
-            ("error", Union[Raw, UnsetType], UNSET),  # noqa: UP007
         ],
         tag_field="method",
         tag=spec.method,
-        namespace={"method": spec.method},
+        namespace={"method": spec.method, "result": UNSET, "error": UNSET, "shaped": True},
         forbid_unknown_fields=True,  # nothing skipped: msgspec checks the UTF-8 of what it reads
         gc=False,
     )
@@ -165,6 +169,7 @@ def _response_decoder(result_type: Any) -> msgspec.json.Decoder[Any]:
             ("result", Union[result_type, UnsetType], UNSET),  # noqa: UP007
             ("error", Union[Raw, UnsetType], UNSET),  # noqa: UP007
         ],
+        namespace={"shaped": False},
         forbid_unknown_fields=True,  # nothing skipped: msgspec checks the UTF-8 of what it reads
         gc=False,
     )

@@ -263,6 +263,14 @@ class Session:
 
     def _dispatch(self, env: Message, events: list[Event], batch: Batch | None) -> None:
         """Classify one decoded message and handle it."""
+        if env.shaped:  # a one-pass request or notification: its type checked the shape
+            method: Any = env.method  # a str, and the id a str, an int or UNSET (no cast call)
+            shaped_id: Any = env.id
+            if shaped_id is UNSET:
+                self._on_notification(method, env.params, events)
+            else:
+                self._on_request(shaped_id, method, env.params, events, batch)
+            return
         id_ = as_id(env.id)
         problem = shape_problem(env)
         if problem is not None:

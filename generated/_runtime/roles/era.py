@@ -18,11 +18,12 @@ from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
 import msgspec
+from msgspec import UNSET, Raw
 
 from ..core.frame_guard import DEFAULT_MAX_DEPTH
 from ..core.meta import META_VERSION
 from ..core.transport import ConnectionClosed, PushesFrames, RelatedId, Transport
-from ..core.wire import Inbound, Malformed, Outbound, as_id
+from ..core.wire import Inbound, Malformed, Outbound, as_id, as_object, meta_of
 from .definition import ServerDefinition
 from .handshake import ServerConnection
 from .peer import Peer
@@ -184,6 +185,34 @@ class _Stream:
             return frame
         return inbound
 
+    def _parse_in_session(self, session: ServerConnection, frame: bytes) -> Inbound | None:
+        """Parse ``frame`` once, for the open session, when that parse settles its era.
+
+        A request or notification decoded in one pass carries its ``_meta`` typed (or no
+        params): the era is read off it, and the parse goes to the session, so the frame is
+        not decoded a second time by ``probe``. None: the probe decides, as for anything else
+        (a batch, a malformed frame, params kept raw, a cancellation) and for a ``_meta``
+        version of the stateless era (that connection parses the frame itself).
+        """
+        parsed = session.peer.session.parse(frame)
+        if parsed.batch or len(parsed.messages) != 1:
+            return None
+        message = parsed.messages[0]
+        if type(message) is Malformed or not message.shaped:
+            return None
+        if message.method == "notifications/cancelled":
+            return None
+        params = message.params
+        if params is UNSET:
+            return parsed
+        if type(params) is Raw:
+            return None
+        meta = as_object(meta_of(params))
+        version = None if meta is None else meta.get(META_VERSION)
+        if is_stateless(None, version, self.versions, in_session=False, otherwise=False):
+            return None
+        return parsed
+
     async def run(self) -> None:
         """Route until the stream closes; then end both connections."""
         transport = self.transport
@@ -202,7 +231,13 @@ class _Stream:
 
     async def _route(self, frame: bytes | Inbound) -> None:
         """Hand one frame to the connection of its era (the handshake one opens here)."""
-        if self.session is None and not isinstance(frame, Inbound):
+        session = self.session
+        if session is not None and not isinstance(frame, Inbound):
+            parsed = self._parse_in_session(session, frame)
+            if parsed is not None:
+                await session.peer.take(parsed)
+                return
+        if session is None and not isinstance(frame, Inbound):
             frame = self._parse_unless_initialize(frame)
         if isinstance(frame, Inbound) or self._is_stateless(frame):
             await self.stateless.peer.take(frame)
