@@ -71,6 +71,8 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 _BOTH: Final = "application/json and text/event-stream"
 DEFAULT_MAX_SESSIONS = 1000
 """Live sessions (Streamable HTTP and HTTP+SSE) one app keeps at most."""
+IDLE_POST_CONNECTIONS: Final = 16
+"""Connections of the no-session mode kept, per revision, for the next POST to reuse."""
 
 
 @dataclass
@@ -247,6 +249,8 @@ class McpHttpApp:
         self._sweeper: asyncio.Task[None] | None = None
         self._ending: set[asyncio.Task[None]] = set()
         self._hosts, self._origins = _Allowed(), _Allowed()
+        self._idle: dict[str, list[HttpSession]] = {}
+        """No-session connections whose one request was answered, by revision (``_done_with``)."""
 
     def _register(self, session: HttpSession) -> None:
         """Keep a new session, and make sure idle ones get ended."""
@@ -346,6 +350,10 @@ class McpHttpApp:
         """End every session of this worker (shutting down, or its lease lapsed)."""
         for session in list(self.sessions.values()):
             self.sessions.pop(session.id, None)
+            await session.end()
+        idle = [session for kept in self._idle.values() for session in kept]
+        self._idle.clear()
+        for session in idle:
             await session.end()
 
     async def _forwarded(
@@ -520,7 +528,7 @@ class McpHttpApp:
                 await _stream_sse(stream, receive, send, extra, first=prime)
         finally:
             if self.options.stateless:
-                await session.end()
+                await self._done_with(session, inbound, initialize)
 
     def _served(self, version: str | None) -> ServerBase:
         """The server of ``version`` (the newest if None or not served), as ``assume`` picks."""
@@ -565,10 +573,14 @@ class McpHttpApp:
     async def _session_for_post(self, headers: dict[str, str], initialize: bool) -> HttpSession:
         if self.options.stateless:
             self._check_version(headers, None)
+            if initialize:
+                return self._new_session()
+            version = headers.get("mcp-protocol-version") or max(self.versions)
+            idle = self._idle.get(version)
+            if idle:
+                return idle.pop()
             session = self._new_session()
-            if not initialize:
-                version = headers.get("mcp-protocol-version") or max(self.versions)
-                session.connection.assume(version)
+            session.connection.assume(version)
             return session
         if initialize:
             if "mcp-session-id" in headers:
@@ -581,6 +593,19 @@ class McpHttpApp:
         session = self._session(headers)
         self._check_version(headers, session)
         return session
+
+    async def _done_with(self, session: HttpSession, inbound: Inbound, initialize: bool) -> None:
+        """After a no-session POST: keep its connection for the next POST of its revision when
+        the POST was one request, now answered, that left nothing behind; else end it. A
+        reused connection is as a fresh one (``HttpSession.serves_again``)."""
+        if initialize or inbound.batch or len(inbound.messages) != 1 or not session.serves_again():
+            await session.end()
+            return
+        idle = self._idle.setdefault(session.protocol_version, [])
+        if len(idle) < IDLE_POST_CONNECTIONS:
+            idle.append(session)
+        else:
+            await session.end()
 
     async def _get(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
         if "text/event-stream" not in headers.get("accept", ""):

@@ -181,6 +181,24 @@ async def test_stateless_mode() -> None:
 
 
 @bounded
+async def test_no_session_posts_start_from_a_fresh_connection() -> None:
+    """No sessions, JSON answers: each POST is served as on a new connection, though the app
+    reuses those of POSTs it answered: the same request id is answered again, and a log level
+    one POST sets does not reach the next (``count`` logs at info: its logs still come)."""
+    async with live_app(HttpOptions(stateless=True, json_response=True)) as live:
+        for _ in range(3):
+            answer = await live.raw.post(request(1, "ping"))
+            assert answer.json() == {"jsonrpc": "2.0", "id": 1, "result": {}}
+        level = await live.raw.post(request(1, "logging/setLevel", {"level": "error"}))
+        assert level.json() == {"jsonrpc": "2.0", "id": 1, "result": {}}
+        counted = await live.raw.post(call(1, "count", {"n": 1}, token="t"))
+        frames = messages(parse_events(counted.content))
+        assert kinds(frames) == ["notifications/progress", "notifications/message", "response:1"]
+        assert frames[1]["params"]["data"] == "log1"
+        assert live.app.sessions == {}
+
+
+@bounded
 async def test_http_sse_of_2024_11_05() -> None:
     """GET /sse sends an endpoint event; POSTs there get 202; answers come on the SSE stream."""
     async with live_app() as live:
