@@ -299,7 +299,9 @@ class McpHttpApp:
             headers[name.decode("latin-1").lower()] = value.decode("latin-1")
         try:
             try:
-                await self._guard(headers)
+                self._check_host(headers)
+                if self.options.authenticate is not None:
+                    await self._authenticate(headers, self.options.authenticate)
                 await self._route(scope, headers, receive, send)
             except BackendUnavailable as exc:
                 raise _Reject(503, f"Service Unavailable: {exc}", [(b"retry-after", b"1")]) from exc
@@ -359,14 +361,13 @@ class McpHttpApp:
     async def _forwarded(
         self, scope: Scope, headers: dict[str, str], receive: Receive, send: Send
     ) -> bool:
-        """Forward a request for a session another worker owns to it, and relay the answer.
+        """Forward a request for a session another worker owns to it, and relay the answer
+        (only with a backend shared by several workers, and sessions).
 
         True when forwarded; a session whose owner is gone is forgotten and answered 404.
         A worker whose own lease lapsed first ends the sessions it held (they are gone).
         """
         backend, session_id = self.options.backend, headers.get("mcp-session-id")
-        if not backend.shared or self.options.stateless:
-            return False
         if not backend.directory.lease_held():  # no I/O: only after a stall or Redis away
             await backend.hold_lease()
         if session_id is None or session_id in self.sessions or scope.get(FORWARDED):
@@ -383,8 +384,8 @@ class McpHttpApp:
         await backend.directory.release(session_id)
         raise _Reject(404, "Session not found (its worker is gone)")
 
-    async def _guard(self, headers: dict[str, str]) -> None:
-        """Host/Origin validation against DNS rebinding, then the authentication hook."""
+    def _check_host(self, headers: dict[str, str]) -> None:
+        """Host/Origin validation against DNS rebinding (every request, before anything)."""
         opts = self.options
         raw_host = headers.get("host", "")
         if not self._hosts.allows(raw_host, opts.allowed_hosts):
@@ -392,10 +393,13 @@ class McpHttpApp:
         origin = headers.get("origin")
         if origin is not None and not self._origins.allows(origin, opts.allowed_origins):
             raise _Reject(403, f"Origin {origin!r} is not allowed")
-        if opts.authenticate is not None and not await opts.authenticate(headers):
+
+    async def _authenticate(self, headers: dict[str, str], authenticate: Authenticate) -> None:
+        """The authentication hook, after the Host/Origin checks: False -> 401."""
+        if not await authenticate(headers):
             challenge = 'Bearer error="invalid_token"'
-            if opts.resource_metadata:
-                challenge += f', resource_metadata="{opts.resource_metadata}"'
+            if self.options.resource_metadata:
+                challenge += f', resource_metadata="{self.options.resource_metadata}"'
             raise _Reject(401, "Unauthorized", [(b"www-authenticate", challenge.encode())])
 
     async def _route(
@@ -403,7 +407,8 @@ class McpHttpApp:
     ) -> None:
         path, method, opts = _local_path(scope, self.options), scope["method"], self.options
         if path == opts.path.rstrip("/"):
-            if await self._forwarded(scope, headers, receive, send):
+            shared = opts.backend.shared and not opts.stateless
+            if shared and await self._forwarded(scope, headers, receive, send):
                 return
             if method == "POST":
                 await self._post(headers, receive, send)
