@@ -808,6 +808,8 @@ def _event(event_id: str, data: bytes, retry_ms: int | None = None) -> bytes:
     if not data:  # priming or hang-up: an id to resume from (and when), nothing to dispatch
         retry = b"" if retry_ms is None else b"retry: %d\n" % retry_ms
         return retry + b"id: " + event_id.encode() + b"\ndata:\n\n"
+    if not event_id:  # kept nowhere (a POST without a session): nothing to resume from
+        return b"event: message\ndata: " + data + b"\n\n"
     return b"event: message\nid: " + event_id.encode() + b"\ndata: " + data + b"\n\n"
 
 

@@ -480,8 +480,10 @@ class HttpSession:
 
     async def _deliver(self, stream: Stream, frame: bytes) -> None:
         """Queue a frame on a stream; kept for replay unless it goes into a JSON body."""
-        if stream.json:
-            await stream.put("", frame)  # a JSON answer is no event: nothing to resume
+        if stream.json or not (self.resumable or self.http_sse):
+            # A JSON answer is no event, and a POST without a session has no GET to resume
+            # on: nothing is kept, and its events go out without an id.
+            await stream.put("", frame)
             return
         self._kept_events = True
         event_id = await self.store.store(self.id, stream.id, frame)

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 import httpx
 
 from generated._runtime.transports.http.server import HttpOptions
+from generated._runtime.transports.http.session import MemoryEventStore
 from tests.support.http_support import (
     ACCEPT_BOTH,
     JSON_CT,
@@ -196,6 +197,26 @@ async def test_no_session_posts_start_from_a_fresh_connection() -> None:
         assert kinds(frames) == ["notifications/progress", "notifications/message", "response:1"]
         assert frames[1]["params"]["data"] == "log1"
         assert live.app.sessions == {}
+
+
+@bounded
+async def test_no_session_sse_events_are_kept_nowhere() -> None:
+    """No sessions, SSE answers: no client can resume a POST's stream (there is no GET), so
+    its events carry no id and the event store keeps none of them; the next POST is served."""
+    store = MemoryEventStore()
+    async with live_app(HttpOptions(stateless=True, event_store=store)) as live:
+        for id_ in (1, 2):
+            counted = await live.raw.post(call(id_, "count", {"n": 2}, token="t"))
+            events = parse_events(counted.content)
+            assert kinds(messages(events)) == [
+                "notifications/progress",
+                "notifications/message",
+                "notifications/progress",
+                "notifications/message",
+                f"response:{id_}",
+            ]
+            assert [event.id for event in events] == [None] * 5
+        assert store.total_bytes == 0
 
 
 @bounded
