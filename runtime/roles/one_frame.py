@@ -47,7 +47,18 @@ class OneFrame:
     def __init__(self, emit: Emit | None) -> None:
         self._emit = emit
         self.response: Outbound | None = None
-        self.answered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.done = False
+        """Whether the response is written."""
+        self._waiter: asyncio.Future[None] | None = None
+        """Made only when someone waits for an answer not yet written (most come at once)."""
+
+    async def answered(self) -> None:
+        """Wait until the response is written (at once if it is)."""
+        if self.done:
+            return
+        if self._waiter is None:
+            self._waiter = asyncio.get_running_loop().create_future()
+        await self._waiter
 
     async def read(self) -> bytes | Inbound | None:
         """Nothing more is read: the one frame is fed."""
@@ -58,10 +69,11 @@ class OneFrame:
         if message.kind == "response":
             if self.response is None:
                 self.response = message
-            if not self.answered.done():
-                self.answered.set_result(None)
+            self.done = True
+            if self._waiter is not None and not self._waiter.done():
+                self._waiter.set_result(None)
             return
-        if self.answered.done():
+        if self.done:
             raise ConnectionClosed("the request is answered")
         if self._emit is not None:
             await self._emit(message)

@@ -326,11 +326,13 @@ class StatelessServer:
         else:
             connection = self.connect(transport, max_depth=max_depth, stated=stated, check=check)
         try:
-            events = await connection.peer.feed(frame)
+            peer = connection.peer
+            events = await peer.feed(frame)
             asked = Request in map(type, events)
-            if asked:
-                await transport.answered
-            await connection.peer.flush()
+            if asked and not transport.done:
+                await transport.answered()
+            if peer.flush_due:
+                await peer.flush()
         except BaseException:
             await connection.peer.close()
             raise

@@ -68,6 +68,8 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 _BOTH: Final = "application/json and text/event-stream"
 DEFAULT_MAX_SESSIONS = 1000
 """Live sessions (Streamable HTTP and HTTP+SSE) one app keeps at most."""
+IDLE_POST_CONNECTIONS: Final = 16
+"""Connections of the no-session mode kept, per revision, for the next POST to reuse."""
 
 
 @dataclass
@@ -244,6 +246,8 @@ class McpHttpApp:
         self._sweeper: asyncio.Task[None] | None = None
         self._ending: set[asyncio.Task[None]] = set()
         self._hosts, self._origins = _Allowed(), _Allowed()
+        self._idle: dict[str, list[HttpSession]] = {}
+        """No-session connections whose one request was answered, by revision (``_done_with``)."""
 
     def _register(self, session: HttpSession) -> None:
         """Keep a new session, and make sure idle ones get ended."""
@@ -292,7 +296,9 @@ class McpHttpApp:
             headers[name.decode("latin-1").lower()] = value.decode("latin-1")
         try:
             try:
-                await self._guard(headers)
+                self._check_host(headers)
+                if self.options.authenticate is not None:
+                    await self._authenticate(headers, self.options.authenticate)
                 await self._route(scope, headers, receive, send)
             except BackendUnavailable as exc:
                 raise _Reject(503, f"Service Unavailable: {exc}", [(b"retry-after", b"1")]) from exc
@@ -344,18 +350,21 @@ class McpHttpApp:
         for session in list(self.sessions.values()):
             self.sessions.pop(session.id, None)
             await session.end()
+        idle = [session for kept in self._idle.values() for session in kept]
+        self._idle.clear()
+        for session in idle:
+            await session.end()
 
     async def _forwarded(
         self, scope: Scope, headers: dict[str, str], receive: Receive, send: Send
     ) -> bool:
-        """Forward a request for a session another worker owns to it, and relay the answer.
+        """Forward a request for a session another worker owns to it, and relay the answer
+        (only with a backend shared by several workers, and sessions).
 
         True when forwarded; a session whose owner is gone is forgotten and answered 404.
         A worker whose own lease lapsed first ends the sessions it held (they are gone).
         """
         backend, session_id = self.options.backend, headers.get("mcp-session-id")
-        if not backend.shared or self.options.stateless:
-            return False
         if not backend.directory.lease_held():  # no I/O: only after a stall or Redis away
             await backend.hold_lease()
         if session_id is None or session_id in self.sessions or scope.get(FORWARDED):
@@ -372,8 +381,8 @@ class McpHttpApp:
         await backend.directory.release(session_id)
         raise _Reject(404, "Session not found (its worker is gone)")
 
-    async def _guard(self, headers: dict[str, str]) -> None:
-        """Host/Origin validation against DNS rebinding, then the authentication hook."""
+    def _check_host(self, headers: dict[str, str]) -> None:
+        """Host/Origin validation against DNS rebinding (every request, before anything)."""
         opts = self.options
         raw_host = headers.get("host", "")
         if not self._hosts.allows(raw_host, opts.allowed_hosts):
@@ -381,10 +390,13 @@ class McpHttpApp:
         origin = headers.get("origin")
         if origin is not None and not self._origins.allows(origin, opts.allowed_origins):
             raise _Reject(403, f"Origin {origin!r} is not allowed")
-        if opts.authenticate is not None and not await opts.authenticate(headers):
+
+    async def _authenticate(self, headers: dict[str, str], authenticate: Authenticate) -> None:
+        """The authentication hook, after the Host/Origin checks: False -> 401."""
+        if not await authenticate(headers):
             challenge = 'Bearer error="invalid_token"'
-            if opts.resource_metadata:
-                challenge += f', resource_metadata="{opts.resource_metadata}"'
+            if self.options.resource_metadata:
+                challenge += f', resource_metadata="{self.options.resource_metadata}"'
             raise _Reject(401, "Unauthorized", [(b"www-authenticate", challenge.encode())])
 
     async def _route(
@@ -392,7 +404,8 @@ class McpHttpApp:
     ) -> None:
         path, method, opts = _local_path(scope, self.options), scope["method"], self.options
         if path == opts.path.rstrip("/"):
-            if await self._forwarded(scope, headers, receive, send):
+            shared = opts.backend.shared and not opts.stateless
+            if shared and await self._forwarded(scope, headers, receive, send):
                 return
             if method == "POST":
                 await self._post(headers, receive, send)
@@ -517,7 +530,7 @@ class McpHttpApp:
                 await _stream_sse(stream, receive, send, extra, first=prime)
         finally:
             if self.options.stateless:
-                await session.end()
+                await self._done_with(session, inbound, initialize)
 
     def _served(self, version: str | None) -> ServerBase:
         """The server of ``version`` (the newest if None or not served), as ``assume`` picks."""
@@ -562,10 +575,14 @@ class McpHttpApp:
     async def _session_for_post(self, headers: dict[str, str], initialize: bool) -> HttpSession:
         if self.options.stateless:
             self._check_version(headers, None)
+            if initialize:
+                return self._new_session()
+            version = headers.get("mcp-protocol-version") or max(self.versions)
+            idle = self._idle.get(version)
+            if idle:
+                return idle.pop()
             session = self._new_session()
-            if not initialize:
-                version = headers.get("mcp-protocol-version") or max(self.versions)
-                session.connection.assume(version)
+            session.connection.assume(version)
             return session
         if initialize:
             if "mcp-session-id" in headers:
@@ -582,6 +599,19 @@ class McpHttpApp:
         session = self._session(headers)
         self._check_version(headers, session)
         return session
+
+    async def _done_with(self, session: HttpSession, inbound: Inbound, initialize: bool) -> None:
+        """After a no-session POST: keep its connection for the next POST of its revision when
+        the POST was one request, now answered, that left nothing behind; else end it. A
+        reused connection is as a fresh one (``HttpSession.serves_again``)."""
+        if initialize or inbound.batch or len(inbound.messages) != 1 or not session.serves_again():
+            await session.end()
+            return
+        idle = self._idle.setdefault(session.protocol_version, [])
+        if len(idle) < IDLE_POST_CONNECTIONS:
+            idle.append(session)
+        else:
+            await session.end()
 
     async def _get(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
         if "text/event-stream" not in headers.get("accept", ""):
@@ -779,6 +809,8 @@ def _event(event_id: str, data: bytes, retry_ms: int | None = None) -> bytes:
     if not data:  # priming or hang-up: an id to resume from (and when), nothing to dispatch
         retry = b"" if retry_ms is None else b"retry: %d\n" % retry_ms
         return retry + b"id: " + event_id.encode() + b"\ndata:\n\n"
+    if not event_id:  # kept nowhere (a POST without a session): nothing to resume from
+        return b"event: message\ndata: " + data + b"\n\n"
     return b"event: message\nid: " + event_id.encode() + b"\ndata: " + data + b"\n\n"
 
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 import httpx
 
 from generated._runtime.transports.http.server import HttpOptions
+from generated._runtime.transports.http.session import MemoryEventStore
 from tests.support.http_support import (
     ACCEPT_BOTH,
     JSON_CT,
@@ -178,6 +179,44 @@ async def test_stateless_mode() -> None:
     async with live_app(HttpOptions(stateless=True, json_response=True)) as live:
         answer = await live.raw.post(request(1, "ping"))
         assert answer.json() == {"jsonrpc": "2.0", "id": 1, "result": {}}
+
+
+@bounded
+async def test_no_session_posts_start_from_a_fresh_connection() -> None:
+    """No sessions, JSON answers: each POST is served as on a new connection, though the app
+    reuses those of POSTs it answered: the same request id is answered again, and a log level
+    one POST sets does not reach the next (``count`` logs at info: its logs still come)."""
+    async with live_app(HttpOptions(stateless=True, json_response=True)) as live:
+        for _ in range(3):
+            answer = await live.raw.post(request(1, "ping"))
+            assert answer.json() == {"jsonrpc": "2.0", "id": 1, "result": {}}
+        level = await live.raw.post(request(1, "logging/setLevel", {"level": "error"}))
+        assert level.json() == {"jsonrpc": "2.0", "id": 1, "result": {}}
+        counted = await live.raw.post(call(1, "count", {"n": 1}, token="t"))
+        frames = messages(parse_events(counted.content))
+        assert kinds(frames) == ["notifications/progress", "notifications/message", "response:1"]
+        assert frames[1]["params"]["data"] == "log1"
+        assert live.app.sessions == {}
+
+
+@bounded
+async def test_no_session_sse_events_are_kept_nowhere() -> None:
+    """No sessions, SSE answers: no client can resume a POST's stream (there is no GET), so
+    its events carry no id and the event store keeps none of them; the next POST is served."""
+    store = MemoryEventStore()
+    async with live_app(HttpOptions(stateless=True, event_store=store)) as live:
+        for id_ in (1, 2):
+            counted = await live.raw.post(call(id_, "count", {"n": 2}, token="t"))
+            events = parse_events(counted.content)
+            assert kinds(messages(events)) == [
+                "notifications/progress",
+                "notifications/message",
+                "notifications/progress",
+                "notifications/message",
+                f"response:{id_}",
+            ]
+            assert [event.id for event in events] == [None] * 5
+        assert store.total_bytes == 0
 
 
 @bounded

@@ -36,6 +36,7 @@ from ...core.events import Cancelled, RequestId
 from ...core.frame_guard import DEFAULT_MAX_DEPTH
 from ...core.transport import ConnectionClosed, RelatedId
 from ...core.wire import Inbound, Outbound
+from ...roles.handshake import DEFAULT_LOG_LEVEL
 from ...roles.server import ServerBase, ServerConnection
 
 STANDALONE: Final = "get"
@@ -400,6 +401,24 @@ class HttpSession:
             stream = self.streams[STANDALONE] = self._new_stream(STANDALONE)
         return stream
 
+    def serves_again(self) -> bool:
+        """Whether the connection of a no-session POST may serve the next POST: nothing of
+        the last one is under way or kept (no stream, handler, pending request, task runner,
+        stored event). Its log level goes back to the default."""
+        connection = self.connection
+        if (
+            self.ended
+            or self.resumable
+            or self.streams
+            or self.by_request
+            or self._kept_events
+            or connection.tasks is not None
+            or not connection.peer.idle
+        ):
+            return False
+        connection.log_level = DEFAULT_LOG_LEVEL
+        return True
+
     def touch(self) -> None:
         """Note that the client used the session just now (a request after its initialize)."""
         self._last_active = time.monotonic()
@@ -462,8 +481,10 @@ class HttpSession:
 
     async def _deliver(self, stream: Stream, frame: bytes) -> None:
         """Queue a frame on a stream; kept for replay unless it goes into a JSON body."""
-        if stream.json:
-            await stream.put("", frame)  # a JSON answer is no event: nothing to resume
+        if stream.json or not (self.resumable or self.http_sse):
+            # A JSON answer is no event, and a POST without a session has no GET to resume
+            # on: nothing is kept, and its events go out without an id.
+            await stream.put("", frame)
             return
         self._kept_events = True
         event_id = await self.store.store(self.id, stream.id, frame)

@@ -269,7 +269,7 @@ def _event(data: bytes) -> bytes:
 
 async def _raw(send: Send, status: int, response: Outbound | None) -> None:
     body = b"" if response is None else response.data
-    headers = [(b"content-length", str(len(body)).encode())]
+    headers = [(b"content-length", b"%d" % len(body))]
     if response is not None:
         headers.append((b"content-type", b"application/json"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
