@@ -13,6 +13,7 @@ whose 2025-06-18 client is relayed.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import sys
@@ -127,6 +128,31 @@ async def test_questions_reach_a_client_that_declared_them(tool: str, method: st
         await client.write(reply)
         answered = json.loads(await client.reply(9))
         assert answered["result"]["content"][0]["text"] == reply.decode()
+
+
+async def test_full_pipes_hold_frames_in_order() -> None:
+    """A client that writes more than every buffer holds before it reads: the writes to full
+    pipes wait (the bridge reads no more meanwhile), and every answer arrives, in order."""
+    calls, pad = 2000, "x" * 5000  # 10 MB each way: more than every bound and pipe holds
+    async with bridged() as (client, _):
+
+        async def send_all() -> None:
+            for n in range(calls):
+                params = {"name": "echo_frame", "arguments": {"pad": pad, "n": n}}
+                await client.send(
+                    {"jsonrpc": "2.0", "id": 1000 + n, "method": "tools/call", "params": params}
+                )
+
+        writer = asyncio.create_task(send_all())
+        done, _ = await asyncio.wait({writer}, timeout=2.0)
+        assert not done, "the bridge took 10 MB without the client reading"
+        for n in range(calls):
+            answered = json.loads(await client.line())
+            assert answered["id"] == 1000 + n, answered
+            echoed = json.loads(answered["result"]["content"][0]["text"])
+            assert echoed["params"]["arguments"] == {"pad": pad, "n": n}, n
+        await writer
+        assert "result" in await tool(client, 5, "echo_frame")
 
 
 async def test_bad_frames_are_answered_and_the_session_goes_on() -> None:

@@ -22,7 +22,7 @@ import collections
 import contextlib
 import os
 import threading
-from typing import Any, Final, Protocol, cast
+from typing import Any, Final, Protocol, cast, runtime_checkable
 
 from ..core.transport import ConnectionClosed, RelatedId, Taker
 from ..core.wire import Inbound, Outbound, too_large
@@ -43,6 +43,7 @@ a small frame's trip through the pipe. uvloop reads into a buffer of its own and
 Frame = bytes | Inbound
 
 
+@runtime_checkable
 class Pausable(Protocol):
     """What feeds a ``LineReader``: a read pipe transport, or a thread reading a file."""
 
@@ -81,8 +82,9 @@ class LineReader(asyncio.Protocol):
     # -- the pipe's side -------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        """Keep the read transport, to pause and resume it."""
-        if isinstance(transport, asyncio.ReadTransport):
+        """Keep the read transport, to pause and resume it (uvloop's pipe transports are no
+        ``asyncio.ReadTransport``: what they can do decides)."""
+        if isinstance(transport, Pausable):
             self._pipe = transport
             if hasattr(transport, "max_size"):  # asyncio's own pipe transport (not uvloop's)
                 cast(Any, transport).max_size = READ_CHUNK
