@@ -5,15 +5,21 @@ client: directly to a 2025-06-18 server (the same-revision baseline), through th
 that server (the bridge's own cost: one more process and hop; the frames relayed as bytes,
 ``roles/bridge_relay.py``), through the bridge to a 2026-07-28-only server (the converting
 bridge: two typed decodes and encodes, the converters and the stateless ``_meta`` added),
-beside the official SDK's client and server directly and the raw floor (an NDJSON echo pair
-with msgspec). Medians of ``ROUNDS`` rounds, the runs alternating. Beside the latencies, the
-CPU our runs' child process spent per call (``bench/cpu.py``: the server directly, the bridge
-process through it), which the machine's load changes much less than the wall clock.
+beside the official SDK's client and server directly and the raw floors: an NDJSON echo pair
+with msgspec (bench/peers/raw_echo.py), and the same pair through a minimal line relay
+(bench/peers/raw_relay.py), whose ratio is what one more process and hop costs at the least.
+The floors move bytes as ours do (uvloop in the spawned processes when it is installed, the
+same pipes and read size). Medians of ``ROUNDS`` rounds, the runs alternating. Beside the
+latencies and their ratios (also the median of each round's own ratio), the CPU the child
+process spent per call (``bench/cpu.py``: the server directly,
+the bridge or relay process through it), which the machine's load changes much less than the
+wall clock, and the load average (``os.getloadavg``) before and after.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import statistics
 import sys
 import time
@@ -30,7 +36,8 @@ from generated.v2025_06_18 import Client  # noqa: E402
 PEERS = Path(__file__).resolve().parent / "peers"
 MCPGEN = str(Path(sys.executable).parent / "mcpgen")
 CALLS = 1000
-ROUNDS = 3
+ROUNDS = 7
+RELAY = "raw relay floor"
 
 
 async def latency(call: Callable[[int], Awaitable[object]]) -> float:
@@ -73,13 +80,25 @@ async def sdk() -> float:
         return await latency(lambda i: session.call_tool("echo", {"text": f"m{i}"}))
 
 
-async def raw() -> float:
-    """The floor: a minimal NDJSON echo pair (bench/peers/raw_echo.py)."""
-    client = await RawClient.spawn(sys.executable, str(PEERS / "raw_echo.py"))
+async def raw(name: str, *argv: str) -> float:
+    """A floor: the raw NDJSON client against ``argv`` (its CPU noted)."""
+    client = await RawClient.spawn(sys.executable, *argv)
+    cpu = ServerCPU()
     try:
-        return await latency(lambda i: client.call(i, f"m{i}"))
+        await client.call(-1, "started")  # the process's start-up is not counted
+        cpu.start()
+        us = await latency(lambda i: client.call(i, f"m{i}"))
+        cpu.stop()
+        CPU.setdefault(name, []).append(cpu.spent_ns / (CALLS + 20) / 1e3)
+        return us
     finally:
-        client.close()
+        await client.wait_closed()
+
+
+def paired(through: list[float], direct: list[float]) -> float:
+    """The median of each round's ratio (a round's runs are neighbours: the load they share
+    cancels)."""
+    return statistics.median(t / d for t, d in zip(through, direct, strict=True))
 
 
 def echo(revision: str) -> list[str]:
@@ -99,8 +118,15 @@ async def main() -> None:
             [MCPGEN, "bridge", "--log-level", "warning", "--", *echo("2026-07-28")],
         ),
         "SDK direct": sdk,
-        "raw floor": raw,
+        "raw floor": lambda: raw("raw floor", str(PEERS / "raw_echo.py")),
+        RELAY: lambda: raw(
+            RELAY,
+            str(PEERS / "raw_relay.py"),
+            sys.executable,
+            str(PEERS / "raw_echo.py"),
+        ),
     }
+    load = os.getloadavg()
     got: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(ROUNDS):
         for name, run in runs.items():
@@ -108,20 +134,35 @@ async def main() -> None:
     us = {name: statistics.median(values) for name, values in got.items()}
     print(f"stdio tools/call latency, sequential, median of {ROUNDS} rounds of {CALLS} calls:")
     for name, value in us.items():
-        print(f"  {name:22} {value:8.0f} us/call")
+        spread = f"{min(got[name]):.0f}-{max(got[name]):.0f}"
+        print(f"  {name:22} {value:8.0f} us/call  (rounds {spread})")
     cpu = {name: statistics.median(values) for name, values in CPU.items()}
     print(
         "CPU per call of the child process: "
         + ", ".join(f"{name} {value:.0f} us" for name, value in cpu.items())
         + f" (bridge process / direct server = {cpu['bridge'] / cpu['direct']:.2f}x)"
     )
-    direct = us["direct"]
+    direct, floor = us["direct"], us["raw floor"]
+    bridged, relayed = paired(got["bridge"], got["direct"]), paired(got[RELAY], got["raw floor"])
     print(
-        f"bridge/direct = {us['bridge'] / direct:.2f}x (target 1.5x); "
+        f"bridge/direct = {us['bridge'] / direct:.2f}x (target 1.5x; median of the rounds' own "
+        f"ratios {bridged:.2f}x); the floors' raw relay/raw = "
+        f"{us[RELAY] / floor:.2f}x ({relayed:.2f}x); "
         f"bridge to 2026-07-28/direct = {us['bridge to 2026-07-28'] / direct:.2f}x; "
         f"direct/SDK direct = {direct / us['SDK direct']:.2f}x; "
         f"bridge/SDK direct = {us['bridge'] / us['SDK direct']:.2f}x; "
-        f"direct/raw = {direct / us['raw floor']:.2f}x"
+        f"direct/raw = {direct / floor:.2f}x"
+    )
+    print(
+        f"added by the hop: bridge {us['bridge'] - direct:.0f} us, "
+        f"raw relay {us[RELAY] - floor:.0f} us"
+    )
+    after = os.getloadavg()
+    print(
+        "load average (1, 5, 15 min): before "
+        + " ".join(f"{x:.2f}" for x in load)
+        + ", after "
+        + " ".join(f"{x:.2f}" for x in after)
     )
 
 

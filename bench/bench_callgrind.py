@@ -1,4 +1,4 @@
-"""Instructions per stdio ``tools/call`` (callgrind): server and client, both eras, x1 and x16.
+"""Instructions per stdio ``tools/call`` (callgrind): server, client and bridge, x1 and x16.
 
 Instruction counts do not move with the load of the machine, so two trees are compared by
 their code alone. Server: the fixture server (``tests.support.era_fixture_server stdio``) of
@@ -7,9 +7,13 @@ every tree, bench/bench_percall.py) sends it ``FEW`` and then, in another run, `
 the difference of the two totals over ``MANY - FEW`` calls leaves out start-up. Client: our
 client of the tree (2026-07-28 or 2025-11-25) runs under callgrind against the same fixture
 server (not under valgrind), the same way. The minimal NDJSON pair (bench/peers/raw_echo.py)
-is measured beside them, server and client, as the floor.
-``python bench/bench_callgrind.py [--root TREE ...] [server|client]``: ratios to the first
-root and to the floor are printed.
+is measured beside them, server and client, as the floor. Bridge: ``mcpgen bridge`` of a tree
+(its ``run_bridge``, without the command line) runs under callgrind between the same raw
+client, asking for the handshake revision, and this tree's echo server of that revision (not
+under valgrind): the same-revision relay's cost per call (``roles/bridge_relay.py``); its floor
+is a minimal NDJSON byte relay (bench/peers/raw_relay.py) in front of the raw echo server.
+``python bench/bench_callgrind.py [--root TREE ...] [server|client|bridge]``: ratios to the
+first root and to the floor are printed.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ from bench.bench_percall import (  # noqa: E402
 FEW = 64
 MANY = 576
 FLOOR = str(ROOT / "bench" / "peers" / "raw_echo.py")
+RELAY_FLOOR = str(ROOT / "bench" / "peers" / "raw_relay.py")
+ECHO = [sys.executable, str(ROOT / "bench" / "peers" / "echo_server.py"), HANDSHAKE]
 ENV = {**os.environ, "PYTHONHASHSEED": "0"}
 
 
@@ -55,14 +61,38 @@ def _total(out: str) -> int:
     raise RuntimeError(f"no totals in {out}")
 
 
+ECHO_PARAMS = {"name": "echo", "arguments": {"text": "x"}}
+"""The params of a call to an echo server (the floors', the bridge's upstream)."""
+
+
 async def _serve(root: Path | None, era: str, concurrent: int, calls: int, out: str) -> int:
     """Run a server under callgrind for ``calls`` calls; its instruction total."""
     if root is None:
-        argv = [sys.executable, FLOOR]
-        cwd = ROOT
-    else:
-        argv = [python_of(root), "-m", fixture_module(root), "stdio"]
-        cwd = root
+        return await _drive([sys.executable, FLOOR], ROOT, STATELESS, concurrent, calls, out)
+    argv = [python_of(root), "-m", fixture_module(root), "stdio"]
+    return await _drive(argv, root, era, concurrent, calls, out, tool=None)
+
+
+async def _bridge(root: Path | None, concurrent: int, calls: int, out: str) -> int:
+    """Run a bridge under callgrind for ``calls`` relayed calls; its instruction total."""
+    if root is None:
+        argv = [sys.executable, RELAY_FLOOR, sys.executable, FLOOR]
+        return await _drive(argv, ROOT, STATELESS, concurrent, calls, out)
+    argv = [python_of(root), __file__, "--as-bridge", str(root), *ECHO]
+    return await _drive(argv, root, HANDSHAKE, concurrent, calls, out)
+
+
+async def _drive(
+    argv: list[str],
+    cwd: Path,
+    era: str,
+    concurrent: int,
+    calls: int,
+    out: str,
+    tool: dict[str, object] | None = ECHO_PARAMS,
+) -> int:
+    """Run ``argv`` under callgrind, send it ``calls`` calls of ``era`` (after the handshake
+    for the handshake era), ``tool``'s params in them (None: the fixture's); its total."""
     process = await asyncio.create_subprocess_exec(
         *_valgrind(out),
         *argv,
@@ -74,21 +104,38 @@ async def _serve(root: Path | None, era: str, concurrent: int, calls: int, out: 
     )
     lines = Lines(process)
     try:
-        if era == HANDSHAKE and root is not None:
+        if era == HANDSHAKE:
             await lines.exchange([initialize_frame()], 1)
             await lines.exchange([{"jsonrpc": "2.0", "method": "notifications/initialized"}], 0)
         ids = itertools.count(1)
         for _ in range(calls // concurrent):
             frames = [call_frame(next(ids), era) for _ in range(concurrent)]
-            if root is None:
+            if tool is not None:
                 for frame in frames:
-                    frame["params"] = {"name": "echo", "arguments": {"text": "x"}}
+                    frame["params"] = tool
             await lines.exchange(frames, concurrent)
     finally:
         if process.stdin is not None:
             process.stdin.close()
         await process.wait()
     return _total(out)
+
+
+def _as_bridge(tree: str, upstream: list[str]) -> None:
+    """The bridge of one run (this process is the one under callgrind): stdio to ``upstream``."""
+    sys.path.insert(0, tree)
+    from generated._runtime.roles import bridge_run
+    from generated.converters import BRIDGE
+
+    main = bridge_run.run_bridge(
+        BRIDGE, bridge_run.Upstream(command=upstream), bridge_run.Downstream()
+    )
+    try:
+        from generated._runtime.roles.running import run_blocking
+    except ImportError:  # a tree from before the bridge ran on uvloop
+        asyncio.run(main)
+    else:
+        run_blocking(main)
 
 
 def _client(root: Path | None, era: str, concurrent: int, calls: int, out: str) -> int:
@@ -108,7 +155,7 @@ async def _as_client(tree: str, era: str, concurrent: int, calls: int) -> None:
         ids = itertools.count()
         for _ in range(calls // concurrent):
             await asyncio.gather(*(raw.call(next(ids), "x") for _ in range(concurrent)))
-        raw.close()
+        await raw.wait_closed()
         return
     sys.path.insert(0, tree)
     fixture = ["-m", fixture_module(Path(tree)), "stdio"]
@@ -139,6 +186,8 @@ def per_call(side: str, root: Path | None, era: str, concurrent: int) -> float:
             out = str(Path(folder) / f"cg.{calls}")
             if side == "server":
                 totals.append(asyncio.run(_serve(root, era, concurrent, calls, out)))
+            elif side == "bridge":
+                totals.append(asyncio.run(_bridge(root, concurrent, calls, out)))
             else:
                 totals.append(_client(root, era, concurrent, calls, out))
     return (totals[1] - totals[0]) / (MANY - FEW)
@@ -149,7 +198,7 @@ def main(roots: list[Path], sides: list[str]) -> None:
     for side in sides:
         for concurrent in (1, 16):
             floor = per_call(side, None, STATELESS, concurrent)
-            for era in (STATELESS, HANDSHAKE):
+            for era in (STATELESS, HANDSHAKE) if side != "bridge" else (HANDSHAKE,):
                 figures = [per_call(side, root, era, concurrent) for root in roots]
                 cells = ", ".join(
                     f"{root.name} {f / 1000:,.0f}k ({f / figures[0]:.2f}x, {f / floor:.2f}x floor)"
@@ -163,8 +212,11 @@ if __name__ == "__main__":
         tree, era, concurrent, calls = sys.argv[2:6]
         asyncio.run(_as_client(tree, era, int(concurrent), int(calls)))
         sys.exit(0)
+    if len(sys.argv) > 1 and sys.argv[1] == "--as-bridge":
+        _as_bridge(sys.argv[2], sys.argv[3:])
+        sys.exit(0)
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--root", type=Path, action="append", help="a source tree (repeatable)")
     parser.add_argument("sides", nargs="*", default=[])
     args = parser.parse_args()
-    main([r.resolve() for r in args.root or [ROOT]], args.sides or ["server", "client"])
+    main([r.resolve() for r in args.root or [ROOT]], args.sides or ["server", "client", "bridge"])

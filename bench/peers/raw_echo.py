@@ -3,29 +3,31 @@
 The server (run this file) reads newline-delimited ``tools/call`` requests from stdin with an
 ``asyncio.Protocol`` and writes one response line per request to stdout, decoded and encoded
 by msgspec Structs of just the fields it reads and writes. ``RawClient`` is its counterpart:
-a subprocess protocol that writes one request line per call and resolves the call's future by
-``id``. Neither waits on a drain or copies through a stream reader; each message is still
-written on its own, as an MCP peer writes it, so the pair is the fastest honest minimal
-implementation of the exchange the stdio benchmarks time.
-
-It runs under the rules our stdio peers run under: the server on uvloop when it is installed
-(``run_blocking``, as ``run_stdio``), and every read pipe on asyncio's own loop (the server's,
-and the client's on the benchmark's loop) asks ``READ_CHUNK`` bytes per read, as ours does.
+a protocol on the read end of the server's stdout that resolves each call's future by ``id``,
+writing one request line per call. Neither waits on a drain or copies through a stream
+reader; each message is still written on its own, as an MCP peer writes it, so the pair is
+the fastest honest minimal implementation of the exchange the stdio benchmarks time. They
+move bytes as ours do: the server runs on uvloop when it is installed (``run``, the rule of
+``run_stdio``), the client on the caller's loop; the pipes are plain ``os.pipe`` pairs read by
+the loop's pipe transports asking ``READ_CHUNK`` per read on asyncio's loop (a subprocess's own
+pipes would add a turn of the loop per read), as ``transports/stdio.py`` and ``lines.py`` do.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
+import os
 import sys
-from pathlib import Path
-from typing import Any, cast
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import msgspec
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from generated._runtime.roles.running import run_blocking
-from generated._runtime.transports.lines import READ_CHUNK
+READ_CHUNK = 64 * 1024
+"""Bytes asked per read on asyncio's loop (what our ``LineReader`` asks; asyncio's 256 KiB
+read buffer costs a mapping per read)."""
 
 
 class Arguments(msgspec.Struct):
@@ -86,12 +88,6 @@ class Answer(msgspec.Struct):
     result: Result
 
 
-def read_chunk(transport: asyncio.BaseTransport) -> None:
-    """Have asyncio's own read pipe transport ask ``READ_CHUNK`` bytes per read, as ours do."""
-    if hasattr(transport, "max_size"):  # not uvloop's, which reads into a buffer of its own
-        cast(Any, transport).max_size = READ_CHUNK
-
-
 def lines_of(buffer: bytearray, data: bytes) -> list[bytes]:
     """The complete lines in ``buffer + data``; the incomplete tail stays in ``buffer``."""
     buffer += data
@@ -101,6 +97,45 @@ def lines_of(buffer: bytearray, data: bytes) -> list[bytes]:
     lines = bytes(buffer[:end]).split(b"\n")
     del buffer[: end + 1]
     return lines
+
+
+def run(main: Coroutine[Any, Any, None]) -> None:
+    """Run ``main`` on uvloop when it is installed, else on asyncio's loop (``run_blocking``)."""
+    factory: Callable[[], asyncio.AbstractEventLoop] | None = None
+    with contextlib.suppress(ImportError):
+        factory = importlib.import_module("uvloop").new_event_loop
+    with asyncio.Runner(loop_factory=factory) as runner:
+        runner.run(main)
+
+
+async def read_pipe(protocol: asyncio.Protocol, fd: int) -> asyncio.ReadTransport:
+    """Read ``fd`` into ``protocol``, ``READ_CHUNK`` bytes per read on asyncio's loop."""
+    loop = asyncio.get_running_loop()
+    pipe, _ = await loop.connect_read_pipe(lambda: protocol, os.fdopen(fd, "rb", buffering=0))
+    if hasattr(pipe, "max_size"):  # asyncio's own pipe transport (uvloop has its own buffer)
+        pipe.max_size = READ_CHUNK  # type: ignore[attr-defined]
+    return pipe
+
+
+async def write_pipe(fd: int) -> asyncio.WriteTransport:
+    """A write transport on ``fd``."""
+    loop = asyncio.get_running_loop()
+    pipe, _ = await loop.connect_write_pipe(asyncio.Protocol, os.fdopen(fd, "wb", buffering=0))
+    return pipe
+
+
+async def spawn(argv: tuple[str, ...]) -> tuple[asyncio.subprocess.Process, int, int]:
+    """Start ``argv`` on two ``os.pipe`` pairs: the process, our read end, our write end."""
+    their_stdin, our_out = os.pipe()
+    our_in, their_stdout = os.pipe()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *argv, stdin=their_stdin, stdout=their_stdout
+        )
+    finally:
+        os.close(their_stdin)
+        os.close(their_stdout)
+    return process, our_in, our_out
 
 
 class EchoServer(asyncio.Protocol):
@@ -129,15 +164,13 @@ class EchoServer(asyncio.Protocol):
 
 async def main() -> None:
     """Serve stdin/stdout until stdin closes."""
-    loop = asyncio.get_running_loop()
-    out, _ = await loop.connect_write_pipe(asyncio.Protocol, sys.stdout)
-    done: asyncio.Future[None] = loop.create_future()
-    pipe, _ = await loop.connect_read_pipe(lambda: EchoServer(out, done), sys.stdin)
-    read_chunk(pipe)
+    out = await write_pipe(os.dup(sys.stdout.fileno()))
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    await read_pipe(EchoServer(out, done), os.dup(sys.stdin.fileno()))
     await done
 
 
-class RawClient(asyncio.SubprocessProtocol):
+class RawClient(asyncio.Protocol):
     """The client half: ``await RawClient.spawn(argv)``, then ``await client.call(i, text)``."""
 
     def __init__(self) -> None:
@@ -145,21 +178,19 @@ class RawClient(asyncio.SubprocessProtocol):
         self.buffer = bytearray()
         self.decode = msgspec.json.Decoder(Answer).decode
         self.encode = msgspec.json.Encoder().encode
-        self.transport: asyncio.SubprocessTransport | None = None
+        self.process: asyncio.subprocess.Process | None = None
         self.stdin: Any = None
 
     @classmethod
     async def spawn(cls, *argv: str) -> RawClient:
         """Start the server process ``argv`` with pipes to it."""
-        loop = asyncio.get_running_loop()
-        transport, client = await loop.subprocess_exec(
-            cls, *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
-        )
-        client.transport, client.stdin = transport, transport.get_pipe_transport(0)
-        read_chunk(transport.get_pipe_transport(1))
+        client = cls()
+        client.process, our_in, our_out = await spawn(argv)
+        client.stdin = await write_pipe(our_out)
+        await read_pipe(client, our_in)
         return client
 
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
+    def data_received(self, data: bytes) -> None:
         """Resolve the call each complete response line answers."""
         for line in lines_of(self.buffer, data):
             answer = self.decode(line)
@@ -174,11 +205,16 @@ class RawClient(asyncio.SubprocessProtocol):
         return await future
 
     def close(self) -> None:
-        """End the server (closing its stdin) and the transport."""
-        if self.transport is not None:
+        """End the server (closing its stdin)."""
+        if self.stdin is not None:
             self.stdin.close()
-            self.transport.close()
+
+    async def wait_closed(self) -> None:
+        """Close, and wait for the server process to end."""
+        self.close()
+        if self.process is not None:
+            await self.process.wait()
 
 
 if __name__ == "__main__":
-    run_blocking(main())
+    run(main())

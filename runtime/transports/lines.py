@@ -11,7 +11,8 @@ it arrives (never buffered whole) and stands as one refused frame. A reader that
 
 ``PipeWriter`` is the write side's protocol: a write goes to the pipe transport at once and
 waits only while the pipe's buffer is over its high-water mark (``pause_writing``).
-``LineTransport`` is the ``Transport`` over the two.
+``LineTransport`` is the ``Transport`` over the two; its ``write_now`` (``WritesNow``) writes
+without a coroutine and hands back what to wait for only when the pipe is full.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import collections
 import contextlib
 import os
 import threading
-from typing import Any, Final, Protocol, cast
+from collections.abc import Coroutine
+from typing import Any, Final, Protocol, cast, runtime_checkable
 
 from ..core.transport import ConnectionClosed, RelatedId, Taker
 from ..core.wire import Inbound, Outbound, too_large
@@ -42,6 +44,7 @@ a small frame's trip through the pipe. uvloop reads into a buffer of its own and
 Frame = bytes | Inbound
 
 
+@runtime_checkable
 class Pausable(Protocol):
     """What feeds a ``LineReader``: a read pipe transport, or a thread reading a file."""
 
@@ -80,8 +83,9 @@ class LineReader(asyncio.Protocol):
     # -- the pipe's side -------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        """Keep the read transport, to pause and resume it."""
-        if isinstance(transport, asyncio.ReadTransport):
+        """Keep the read transport, to pause and resume it (uvloop's pipe transports are no
+        ``asyncio.ReadTransport``: what they can do decides)."""
+        if isinstance(transport, Pausable):
             self._pipe = transport
             if hasattr(transport, "max_size"):  # asyncio's own pipe transport (not uvloop's)
                 cast(Any, transport).max_size = READ_CHUNK
@@ -92,6 +96,18 @@ class LineReader(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         """Split ``data`` into frames; push or queue each complete one."""
+        buffer = self._buffer
+        if self._skipped is None and not buffer:
+            end = data.find(b"\n")
+            if end == len(data) - 1 and end <= self.max_frame:  # one whole line: most reads
+                line = data.strip()
+                if not line:
+                    return
+                if self._take is not None and not self._busy and not self._queue:
+                    self._run(line)  # the reader is free: taken at once
+                else:
+                    self._frame(line)
+                return
         if self._skipped is not None:
             end = data.find(b"\n")
             if end < 0:
@@ -100,7 +116,6 @@ class LineReader(asyncio.Protocol):
             self._frame(too_large(self._skipped + end + 1, self.max_frame))
             self._skipped = None
             data = data[end + 1 :]
-        buffer = self._buffer
         if buffer:
             if b"\n" not in data:
                 buffer += data
@@ -339,6 +354,15 @@ class PipeWriter(asyncio.BaseProtocol):
             await asyncio.shield(self._resumed)
 
 
+@runtime_checkable
+class WritesNow(Protocol):
+    """A transport that writes a message at once, outside a coroutine (``LineTransport``)."""
+
+    def write_now(self, message: Outbound) -> Coroutine[Any, Any, None] | None:
+        """Write ``message`` now: None, or (the pipe full) what to await before the next write."""
+        ...
+
+
 class Sink(Protocol):
     """Where written bytes go: a pipe transport, or a regular file."""
 
@@ -401,6 +425,13 @@ class LineTransport:
 
     async def write(self, message: Outbound | bytes, related: RelatedId = None) -> None:
         """Write one message (or a frame made by hand) and its newline; wait if the pipe is full."""
+        full = self.write_now(message)
+        if full is not None:
+            await full
+
+    def write_now(self, message: Outbound | bytes) -> Coroutine[Any, Any, None] | None:
+        """Write one message and its newline at once: None, or (the pipe full) what to await
+        before the next write. Raises ``ConnectionClosed`` when the peer is gone."""
         if self._closed:
             raise ConnectionClosed("the transport is closed")
         sink = self._sink
@@ -413,9 +444,14 @@ class LineTransport:
             raise ConnectionClosed(f"the peer closed the pipe: {exc}") from None
         flow = self._flow
         if flow is not None and flow.paused:
-            await flow.drained()
-            if sink.is_closing():
-                raise ConnectionClosed("the peer closed the pipe")
+            return self._drained(flow)
+        return None
+
+    async def _drained(self, flow: PipeWriter) -> None:
+        """Wait until the pipe's buffer drained (raises ``ConnectionClosed`` if it closed)."""
+        await flow.drained()
+        if self._sink.is_closing():
+            raise ConnectionClosed("the peer closed the pipe")
 
     def negotiated(self, version: str) -> None:
         """Nothing to do: newline-delimited JSON carries no version."""

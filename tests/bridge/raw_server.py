@@ -2,7 +2,8 @@
 
 The bridge's relay tests read what reaches each side byte for byte. Its ``initialize`` result
 and tool results carry members no revision defines, spaced oddly (a re-encoding would show).
-Tools: ``echo_frame`` answers with the exact line it received; ``ask`` / ``elicit`` send
+Tools: ``echo_frame`` answers with the exact line it received (``echo_frame_top`` too, its
+answer carrying a top-level member no revision defines, ``TOP_EXTRA``); ``ask`` / ``elicit`` send
 ``sampling/createMessage`` / ``elicitation/create`` to the client and answer with the line
 that came back; ``sleep`` never answers; ``log`` sends a debug and an info message;
 ``seen`` answers with every line received so far (a JSON list of strings).
@@ -19,6 +20,7 @@ INITIALIZE = (
     b'"serverInfo":{"name":"raw","version":"1"},"x-server-extra": {"kept":  true}}'
 )
 EXTRA = b'"x-result-extra": {"b": 1,  "a": [1 ,2]}'
+TOP_EXTRA = b'"x-answer-top": {"kept":  [1 ,2]}'
 QUESTIONS: Final[dict[str, tuple[str, dict[str, Any]]]] = {
     "ask": (
         "sampling/createMessage",
@@ -37,11 +39,10 @@ def send(frame: bytes) -> None:
     sys.stdout.buffer.flush()
 
 
-def answer(request_id: Any, result: bytes) -> None:
-    """Answer a request with ``result`` (bytes as they are)."""
-    send(
-        b'{"jsonrpc":"2.0","id":' + json.dumps(request_id).encode() + b',"result":' + result + b"}"
-    )
+def answer(request_id: Any, result: bytes, extra: bytes = b"") -> None:
+    """Answer a request with ``result`` (bytes as they are) and ``extra`` members."""
+    head = b'{"jsonrpc":"2.0","id":' + json.dumps(request_id).encode()
+    send(head + (b"," + extra if extra else b"") + b',"result":' + result + b"}")
 
 
 def text_result(text: str) -> bytes:
@@ -86,6 +87,8 @@ def call(
     name = message["params"]["name"]
     if name == "echo_frame":
         answer(request_id, text_result(line.decode()))
+    elif name == "echo_frame_top":
+        answer(request_id, text_result(line.decode()), TOP_EXTRA)
     elif name in QUESTIONS:
         method, params = QUESTIONS[name]
         ours = f"q{len(waiting) + len(seen)}"

@@ -13,6 +13,7 @@ whose 2025-06-18 client is relayed.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import sys
@@ -127,6 +128,65 @@ async def test_questions_reach_a_client_that_declared_them(tool: str, method: st
         await client.write(reply)
         answered = json.loads(await client.reply(9))
         assert answered["result"]["content"][0]["text"] == reply.decode()
+
+
+async def test_frames_under_mapped_ids_keep_every_member() -> None:
+    """A request, its answer and its cancellation that change ids on the way keep every other
+    member: unknown top-level ones included, params and results byte for byte."""
+    params = b'{"name":"echo_frame_top","arguments":{},"x-client-extra": {"z": 1,  "y": [true]}}'
+    async with bridged() as (client, _):
+        for request_id in (b"2", b'"mcpgen-bridge:s"'):  # 2: an id the bridge used upstream
+            sent = (
+                b'{"jsonrpc":"2.0","id":' + request_id + b',"x-top": ["kept" ,1],'
+                b'"method":"tools/call","params":' + params + b"}"
+            )
+            await client.write(sent)
+            line = await client.reply(json.loads(request_id))
+            answered = json.loads(line)
+            assert answered["id"] == json.loads(request_id), answered
+            assert answered["x-answer-top"] == {"kept": [1, 2]}, line
+            assert RESULT_EXTRA in line, line
+            upstream = answered["result"]["content"][0]["text"].encode()
+            assert json.loads(upstream)["id"] != answered["id"], upstream
+            assert json.loads(upstream)["x-top"] == ["kept", 1], upstream
+            assert b'"params":' + params in upstream, upstream
+        await client.write(
+            b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sleep"}}'
+        )
+        await client.write(
+            b'{"jsonrpc":"2.0","method":"notifications/cancelled","x-top": {"a":  1},'
+            b'"params":{"requestId":3,"x-why": [1 ,2]}}'
+        )
+        seen = await seen_upstream(client, 31)
+        (slept,) = [m["id"] for m in requests_of(seen) if m["params"].get("name") == "sleep"]
+        (cancel,) = [m for m in seen if m.get("method") == "notifications/cancelled"]
+        assert cancel["params"] == {"requestId": slept, "x-why": [1, 2]}, cancel
+        assert cancel["x-top"] == {"a": 1} and slept != 3, cancel
+
+
+async def test_full_pipes_hold_frames_in_order() -> None:
+    """A client that writes more than every buffer holds before it reads: the writes to full
+    pipes wait (the bridge reads no more meanwhile), and every answer arrives, in order."""
+    calls, pad = 2000, "x" * 5000  # 10 MB each way: more than every bound and pipe holds
+    async with bridged() as (client, _):
+
+        async def send_all() -> None:
+            for n in range(calls):
+                params = {"name": "echo_frame", "arguments": {"pad": pad, "n": n}}
+                await client.send(
+                    {"jsonrpc": "2.0", "id": 1000 + n, "method": "tools/call", "params": params}
+                )
+
+        writer = asyncio.create_task(send_all())
+        done, _ = await asyncio.wait({writer}, timeout=2.0)
+        assert not done, "the bridge took 10 MB without the client reading"
+        for n in range(calls):
+            answered = json.loads(await client.line())
+            assert answered["id"] == 1000 + n, answered
+            echoed = json.loads(answered["result"]["content"][0]["text"])
+            assert echoed["params"]["arguments"] == {"pad": pad, "n": n}, n
+        await writer
+        assert "result" in await tool(client, 5, "echo_frame")
 
 
 async def test_bad_frames_are_answered_and_the_session_goes_on() -> None:

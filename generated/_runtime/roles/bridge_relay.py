@@ -26,34 +26,35 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Final, Literal, cast
 
 import msgspec
-from msgspec import UNSET, Raw
+from msgspec import UNSET, Raw, UnsetType
 
 from ..core.errors import INTERNAL_ERROR, ConnectionClosed, ErrorObject, RemoteProtocolError
 from ..core.events import RequestId
 from ..core.frame_guard import DEFAULT_MAX_DEPTH, decoded_problem, shape_problem
 from ..core.lifecycle import gate
+from ..core.message import WireId
 from ..core.transport import PushesFrames, Transport
 from ..core.wire import (
     ENCODER,
     ENVELOPE_DECODER,
     Envelope,
     Inbound,
-    Malformed,
     Outbound,
     OutError,
     OutResult,
     as_id,
     parse,
 )
+from ..transports.lines import WritesNow
 from .bridge_tap import DECODE_ERRORS, Replay, UpstreamTap
 from .connection import LOG_LEVELS, reaches
 from .era import serve
 from .handshake import DEFAULT_LOG_LEVEL
 from .peer import DRAIN_TIMEOUT_S
-from .running import start_eagerly
 
 if TYPE_CHECKING:
     from .bridge import Bridge
@@ -69,6 +70,27 @@ _MISSING: Final[Any] = object()
 
 class _Strict(Envelope, forbid_unknown_fields=True, gc=False):
     """An envelope with no other member: when it decodes, msgspec skipped nothing unchecked."""
+
+
+class _Sent(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A client request or notification valid JSON-RPC by its types alone (``shape_problem``
+    has nothing to say of it), with no other member: checked so in msgspec's one pass. What
+    does not decode so (an answer to the upstream, anything wrong) takes ``guarded``."""
+
+    jsonrpc: Literal["2.0"]
+    method: str
+    id: int | str | UnsetType = UNSET
+    params: Raw | UnsetType = UNSET
+    result: UnsetType = UNSET
+    error: UnsetType = UNSET
+
+
+class _Head(msgspec.Struct, gc=False):
+    """What the relay reads of an upstream frame (the rest, a result above all, is skipped)."""
+
+    id: str | int | UnsetType | None = UNSET
+    method: str | UnsetType = UNSET
+    params: Raw | UnsetType = UNSET
 
 
 class _Hello(msgspec.Struct):
@@ -90,11 +112,17 @@ class _Cancel(msgspec.Struct):
     requestId: object = None
 
 
+_SENT: Final = msgspec.json.Decoder(_Sent)
 _STRICT: Final = msgspec.json.Decoder(_Strict)
+_HEAD: Final = msgspec.json.Decoder(_Head)
 _HELLO: Final = msgspec.json.Decoder(_Hello)
 _LEVEL: Final = msgspec.json.Decoder(_Level)
 _CANCEL: Final = msgspec.json.Decoder(_Cancel)
-_ANY: Final = msgspec.json.Decoder()
+_MEMBERS: Final = msgspec.json.Decoder(dict[str, Raw])
+
+Pending = asyncio.Task[None] | None
+"""What relaying a frame still waits for: a write to a full pipe (None: nothing)."""
+Writer = Callable[[Outbound], Awaitable[None] | None]
 
 
 def guarded(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Envelope | Inbound:
@@ -119,14 +147,46 @@ def guarded(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Envelope | Inbo
     return inbound
 
 
+def with_member(frame: bytes, name: str, value: object) -> bytes:
+    """``frame`` (a JSON object) with member ``name`` set to ``value``; every other member
+    kept, in its place, its value byte for byte (raises what decoding may raise)."""
+    members = cast("dict[str, object]", _MEMBERS.decode(frame))
+    members[name] = value
+    return ENCODER.encode(members)
+
+
 def _error(id_: RequestId | None, code: int, message: str, data: Any = UNSET) -> Outbound:
     """An error response, ready to write."""
     frame = ENCODER.encode(OutError("2.0", id_, ErrorObject(code, message, data)))
     return Outbound(frame, "response", ids=() if id_ is None else (id_,))
 
 
+def _writer(transport: Transport) -> Writer:
+    """How to write to ``transport``: at once where it can (``WritesNow``), else by its
+    ``write`` (then every frame waits on its coroutine)."""
+    return transport.write_now if isinstance(transport, WritesNow) else transport.write
+
+
+async def _finish(pending: Awaitable[None]) -> None:
+    """Wait for a write to a full pipe (a peer gone meanwhile ends its side as it would)."""
+    try:  # noqa: SIM105 (once per full pipe: the same as contextlib.suppress)
+        await pending
+    except ConnectionClosed:
+        pass
+
+
+def _later(full: Awaitable[None]) -> asyncio.Task[None]:
+    """The task that waits for a write to a full pipe (the next frame waits for it)."""
+    return asyncio.ensure_future(_finish(full))
+
+
 class Relay:
-    """Frames between a client and an upstream of the same revision, relayed as bytes."""
+    """Frames between a client and an upstream of the same revision, relayed as bytes.
+
+    Each frame is relayed by plain calls inside the ``data_received`` that brought it; only a
+    write to a full pipe leaves something to wait for (``Pending``), which the transport's
+    push then waits on before it takes the next frame, so order is kept.
+    """
 
     def __init__(
         self,
@@ -138,10 +198,14 @@ class Relay:
     ) -> None:
         self.down = down
         self.up = tap.inner
+        self._down_now = _writer(down)
+        self._up_now = _writer(tap.inner)
         self.methods = upstream.METHODS
         self.server_capabilities = upstream.their_capabilities
         self.client_capabilities = client_capabilities
         self.max_depth = max_depth
+        self._short = 2 * max_depth + 1
+        """A frame this short, and ASCII, leaves the guard nothing to check once it decoded."""
         self.reserved = frozenset(tap.sent_ids)
         """Ids the bridge used upstream: a client request with one goes under another."""
         self.level = DEFAULT_LOG_LEVEL
@@ -159,81 +223,81 @@ class Relay:
             await down.pump(self.pushed_from_client)
         else:
             while (frame := await down.read()) is not None:
-                await self.from_client(frame)
+                pending = self.pushed_from_client(frame)
+                if pending is not None:
+                    await pending
         if self._flight:  # answers in flight may still go out, as a server drains
             self._drained = asyncio.get_running_loop().create_future()
             await asyncio.wait((self._drained,), timeout=DRAIN_TIMEOUT_S)
 
-    def pushed_from_client(self, frame: bytes | Inbound) -> asyncio.Task[None] | None:
-        """Relay a frame the client's transport pushes, at once (a task only if a write waits)."""
-        return start_eagerly(self.from_client(frame))
-
-    async def from_client(self, frame: bytes | Inbound) -> None:
-        """Pass one client frame upstream, or answer it when it fails the guard."""
-        if isinstance(frame, Inbound):  # refused by the transport (too large)
-            await self._refuse_inbound(frame)
-            return
+    def pushed_from_client(self, frame: bytes | Inbound) -> Pending:
+        """Pass one client frame upstream at once, or answer it when it fails the guard (a
+        task only if a write waits)."""
+        if not isinstance(frame, bytes):  # refused by the transport (too large)
+            return self._refuse_inbound(frame)
+        try:
+            sent = _SENT.decode(frame)
+        except DECODE_ERRORS:
+            pass
+        else:  # a request or notification: only the guard's own checks are left
+            if (len(frame) <= self._short and frame.isascii()) or not decoded_problem(
+                sent, frame, self.max_depth
+            ):
+                return self._client_message(sent.id, sent.method, sent.params, frame)
         env = guarded(frame, self.max_depth)
         if isinstance(env, Inbound):
-            await self._refuse_inbound(env)
-            return
+            return self._refuse_inbound(env)
         id_ = as_id(env.id)
         problem = shape_problem(env)
         if problem is not None:
-            await self._refuse(RemoteProtocolError(f"Invalid request: {problem}"), id_)
-            return
+            return self._refuse(f"Invalid request: {problem}", id_)
         method = env.method
-        if type(method) is not str:  # an answer to the upstream's request
-            await self._up(Outbound(frame, "response", ids=() if id_ is None else (id_,)))
-        elif id_ is None:
-            await self._client_notification(method, env, frame)
-        else:
-            await self._client_request(id_, method, env, frame)
+        if type(method) is str:
+            return self._client_message(env.id, method, env.params, frame)
+        # an answer to the upstream's request
+        return self._up(Outbound(frame, "response", ids=() if id_ is None else (id_,)))
 
-    async def _client_request(
-        self, id_: RequestId, method: str, env: Envelope, frame: bytes
-    ) -> None:
-        """Send one client request upstream (under another id when its own cannot go)."""
+    def _client_message(
+        self, id_: WireId, method: str, params: Raw | UnsetType, frame: bytes
+    ) -> Pending:
+        """Send one client request (under another id when its own cannot go) or notification
+        upstream; the client's ``initialized`` is dropped, a second ``initialize`` refused."""
+        if id_ is UNSET or id_ is None:
+            if method == "notifications/initialized":
+                return None
+            if method == "notifications/cancelled":
+                frame = self._cancelled(params, frame)
+            return self._up(Outbound(frame, "notification", method))
         if method == "initialize":
-            why = "Invalid request: initialize was already sent on this connection"
-            await self._refuse(RemoteProtocolError(why), id_)
-            return
-        sent = self._upstream_id(id_)
-        if sent in self._flight:
-            why = f"Invalid request: request id {id_!r} is already in flight"
-            await self._refuse(RemoteProtocolError(why), id_)
-            return
+            return self._refuse(
+                "Invalid request: initialize was already sent on this connection", id_
+            )
+        flight = self._flight
+        sent = id_ if type(id_) is int and id_ not in self.reserved else self._upstream_id(id_)
+        if sent in flight:
+            return self._refuse(f"Invalid request: request id {id_!r} is already in flight", id_)
         if method == "logging/setLevel":
-            self._note_level(env.params)
+            self._note_level(params)
         if sent != id_:
-            frame = ENCODER.encode(msgspec.structs.replace(env, id=sent))
-        self._flight[sent] = id_
-        await self._up(Outbound(frame, "request", method, (sent,)))
+            frame = with_member(frame, "id", sent)
+        flight[sent] = id_
+        return self._up(Outbound(frame, "request", method, (sent,)))
 
-    async def _client_notification(self, method: str, env: Envelope, frame: bytes) -> None:
-        """Send one client notification upstream (the client's ``initialized`` is dropped)."""
-        if method == "notifications/initialized":
-            return
-        if method == "notifications/cancelled":
-            frame = self._cancelled(env, frame)
-        await self._up(Outbound(frame, "notification", method))
-
-    def _cancelled(self, env: Envelope, frame: bytes) -> bytes:
+    def _cancelled(self, params: Raw | UnsetType, frame: bytes) -> bytes:
         """A cancellation, naming the request as it went upstream; it is in flight no more."""
-        raw = env.params
+        if type(params) is not Raw:
+            return frame
         try:
-            request_id = as_id(_CANCEL.decode(raw).requestId) if type(raw) is Raw else None
+            request_id = as_id(_CANCEL.decode(params).requestId)
         except DECODE_ERRORS:
             return frame
-        if request_id is None or type(raw) is not Raw:
+        if request_id is None:
             return frame
         sent = self._upstream_id(request_id)
         self._answered(sent)
         if sent == request_id:
             return frame
-        params = _ANY.decode(raw)
-        params["requestId"] = sent
-        return ENCODER.encode(msgspec.structs.replace(env, params=Raw(ENCODER.encode(params))))
+        return with_member(frame, "params", Raw(with_member(bytes(params), "requestId", sent)))
 
     def _upstream_id(self, id_: RequestId) -> RequestId:
         """The id a client request goes upstream under: its own, unless the bridge's could clash."""
@@ -242,7 +306,7 @@ class Relay:
         assert isinstance(id_, str)
         return f"{OWN_IDS}s{id_}" if id_.startswith(OWN_IDS) else id_
 
-    def _note_level(self, params: Raw | Any) -> None:
+    def _note_level(self, params: Raw | UnsetType) -> None:
         """The client's log level, from its ``logging/setLevel``."""
         try:
             level = _LEVEL.decode(params).level if type(params) is Raw else None
@@ -251,58 +315,57 @@ class Relay:
         if isinstance(level, str) and level in LOG_LEVELS:
             self.level = level
 
-    async def _refuse(self, error: RemoteProtocolError, id_: RequestId | None) -> None:
+    def _refuse(self, why: str, id_: RequestId | None) -> Pending:
         """Answer a client frame that failed the guard (nothing goes upstream)."""
-        await self._down(_error(id_, error.code, error.message, error.data))
+        error = RemoteProtocolError(why)
+        return self._down(_error(id_, error.code, error.message, error.data))
 
-    async def _refuse_inbound(self, inbound: Inbound) -> None:
-        """Answer a frame the transport or the general path refused."""
+    def _refuse_inbound(self, inbound: Inbound) -> Pending:
+        """Answer a frame the transport or the general path refused (one message: a batch is
+        refused whole)."""
         if inbound.batch:
-            why = "Invalid request: batches are not supported"
-            await self._refuse(RemoteProtocolError(why), None)
-            return
-        for message in inbound.messages:
-            if type(message) is Malformed:
-                await self._refuse(message.error, message.id)
+            return self._refuse("Invalid request: batches are not supported", None)
+        message = inbound.malformed
+        if message is None:
+            return None
+        return self._down(
+            _error(message.id, message.error.code, message.error.message, message.error.data)
+        )
 
     # -- from the upstream -----------------------------------------------------------------------
 
-    def pushed_from_upstream(self, frame: bytes | Inbound) -> asyncio.Task[None] | None:
-        """Relay a frame the upstream's transport pushes, at once (a task only if a write waits)."""
-        return start_eagerly(self.from_upstream(frame))
-
-    async def from_upstream(self, frame: bytes | Inbound) -> None:
-        """Pass one upstream frame to the client (an answer under the client's own id)."""
-        if isinstance(frame, Inbound):
+    def pushed_from_upstream(self, frame: bytes | Inbound) -> Pending:
+        """Pass one upstream frame to the client at once, an answer under the client's own id
+        (a task only if a write waits)."""
+        if not isinstance(frame, bytes):
             LOG.info("a frame from the upstream was refused: %s", _why(frame))
-            return
+            return None
         try:
-            env = ENVELOPE_DECODER.decode(frame)
+            head = _HEAD.decode(frame)
         except DECODE_ERRORS as exc:
             LOG.info("a frame from the upstream is no message, not relayed: %s", exc)
-            return
-        method = env.method
-        if type(method) is not str:
-            await self._answer(env, frame)
-        elif env.id is UNSET:
-            if method != "notifications/message" or self._shown(env.params):
-                await self._down(Outbound(frame, "notification", method))
-        else:
-            await self._server_request(method, env, frame)
-
-    async def _answer(self, env: Envelope, frame: bytes) -> None:
-        """An answer to a client request: to the client, under its id (dropped once cancelled)."""
-        sent = as_id(env.id)
-        client_id = _MISSING if sent is None else self._flight.pop(sent, _MISSING)
-        if client_id is _MISSING:
-            if sent is None:  # an error about no request: the client may read it
-                await self._down(Outbound(frame, "response"))
-            return
-        if self._drained is not None:
-            self._check_drained()
-        if client_id != sent:
-            frame = ENCODER.encode(msgspec.structs.replace(env, id=client_id))
-        await self._down(Outbound(frame, "response", ids=(client_id,)))
+            return None
+        method, sent = head.method, head.id
+        if type(method) is not str:  # an answer: to the client under its id, unless cancelled
+            if sent is None or sent is UNSET:  # an error about no request: the client may read it
+                return self._down(Outbound(frame, "response"))
+            client_id = self._flight.pop(sent, _MISSING)
+            if client_id is _MISSING:
+                return None
+            if self._drained is not None:
+                self._check_drained()
+            if client_id != sent:
+                try:
+                    frame = with_member(frame, "id", client_id)
+                except DECODE_ERRORS as exc:
+                    LOG.info("an answer from the upstream could not be read: %s", exc)
+                    return None
+            return self._down(Outbound(frame, "response", ids=(client_id,)))
+        if sent is UNSET:
+            if method != "notifications/message" or self._shown(head.params):
+                return self._down(Outbound(frame, "notification", method))
+            return None
+        return self._server_request(method, as_id(sent), frame)
 
     def _answered(self, sent: RequestId) -> None:
         """A client request is no longer in flight."""
@@ -315,7 +378,7 @@ class Relay:
         if drained is not None and not self._flight and not drained.done():
             drained.set_result(None)
 
-    async def _server_request(self, method: str, env: Envelope, frame: bytes) -> None:
+    def _server_request(self, method: str, id_: RequestId | None, frame: bytes) -> Pending:
         """A request of the upstream: to the client, unless it lacks the capability."""
         spec = self.methods.get(method)
         why = None
@@ -323,14 +386,12 @@ class Relay:
             why = gate(
                 spec, ours=self.server_capabilities, theirs=self.client_capabilities, sending=True
             )
-        id_ = as_id(env.id)
         if why is None:
-            await self._down(Outbound(frame, "request", method, () if id_ is None else (id_,)))
-            return
+            return self._down(Outbound(frame, "request", method, () if id_ is None else (id_,)))
         LOG.info("not forwarded downstream: %s", why)
-        await self._up(_error(id_, INTERNAL_ERROR, why))
+        return self._up(_error(id_, INTERNAL_ERROR, why))
 
-    def _shown(self, params: Raw | Any) -> bool:
+    def _shown(self, params: Raw | UnsetType) -> bool:
         """Whether a log message reaches the client's level."""
         if self.level == "debug":
             return True
@@ -347,24 +408,28 @@ class Relay:
         message = f"the upstream server went away{detail}"
         flight, self._flight = self._flight, {}
         for client_id in flight.values():
-            await self._down(_error(client_id, INTERNAL_ERROR, message))
+            pending = self._down(_error(client_id, INTERNAL_ERROR, message))
+            if pending is not None:
+                await pending
         self._check_drained()
 
     # -- writing ---------------------------------------------------------------------------------
 
-    async def _down(self, message: Outbound) -> None:
+    def _down(self, message: Outbound) -> Pending:
         """Write to the client (gone: its input ends too, which ends the relay)."""
-        try:  # noqa: SIM105 (per frame: cheaper than contextlib.suppress)
-            await self.down.write(message)
+        try:
+            full = self._down_now(message)
         except ConnectionClosed:
-            pass
+            return None
+        return None if full is None else _later(full)
 
-    async def _up(self, message: Outbound) -> None:
+    def _up(self, message: Outbound) -> Pending:
         """Write to the upstream (gone: the tap meets the end of its output, and answers)."""
-        try:  # noqa: SIM105 (per frame: cheaper than contextlib.suppress)
-            await self.up.write(message)
+        try:
+            full = self._up_now(message)
         except ConnectionClosed:
-            pass
+            return None
+        return None if full is None else _later(full)
 
 
 def _why(inbound: Inbound) -> str:

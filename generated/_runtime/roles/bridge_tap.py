@@ -29,10 +29,6 @@ DECODE_ERRORS: Final = (
 class Relays(Protocol):
     """Where the tap hands the upstream's frames once the bridge relays (``bridge_relay.Relay``)."""
 
-    async def from_upstream(self, frame: bytes | Inbound) -> None:
-        """Pass one upstream frame on."""
-        ...
-
     def pushed_from_upstream(self, frame: bytes | Inbound) -> asyncio.Future[None] | None:
         """Pass one upstream frame on at once; a future if that waits."""
         ...
@@ -69,14 +65,15 @@ class UpstreamTap:
             if self._initialize_id is not None and type(frame) is bytes:
                 self._watch(frame)
             return frame
-        if frame is not None:
-            await relay.from_upstream(frame)
-            inner = self.inner
+        inner = self.inner
+        while frame is not None:
+            waiting = relay.pushed_from_upstream(frame)
+            if waiting is not None:
+                await waiting
             if isinstance(inner, PushesFrames):  # each frame relayed as its bytes arrive
                 await inner.pump(relay.pushed_from_upstream)
-            else:
-                while (frame := await inner.read()) is not None:
-                    await relay.from_upstream(frame)
+                break
+            frame = await inner.read()
         await relay.upstream_gone(self.inner)
         return None
 

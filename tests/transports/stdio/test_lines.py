@@ -192,6 +192,19 @@ async def test_a_waiting_take_holds_the_next_frames_and_a_full_queue_pauses_read
 async def test_a_flood_over_a_real_pipe_with_a_slow_reader_stays_bounded() -> None:
     """A writer flooding a pipe against a take that waits on every frame: memory stays
     bounded (the queue never passes its bound by more than one read) and every frame arrives."""
+    await flood_a_slow_reader()
+
+
+def test_a_flood_stays_bounded_on_uvloop() -> None:
+    """The same on uvloop (``run_stdio`` and ``mcpgen bridge`` run on it), whose pipe
+    transports are no ``asyncio.ReadTransport`` but pause all the same."""
+    uvloop = pytest.importorskip("uvloop")
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        runner.run(flood_a_slow_reader())
+
+
+async def flood_a_slow_reader() -> None:
+    """Flood a real pipe against a take that waits on every frame; check the queue's bound."""
     loop = asyncio.get_running_loop()
     ours, theirs = os.pipe()
     frames = 20_000
