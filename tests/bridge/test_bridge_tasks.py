@@ -70,9 +70,7 @@ async def test_a_task_augmented_call_is_forwarded_as_a_task() -> None:
     async with bridged(Tasks(), client) as wire:
         tasks = client.their_capabilities["tasks"]
         assert "call" in tasks["requests"]["tools"], tasks  # declared as the upstream does
-        created = await asyncio.wait_for(
-            client.call_tool_as_task(name="work", task=TASK), BOUND_S
-        )
+        created = await asyncio.wait_for(client.call_tool_as_task(name="work", task=TASK), BOUND_S)
         task_id = created.task.task_id
         result = await asyncio.wait_for(client.call_tool_task_result(task_id=task_id), BOUND_S)
         state = await asyncio.wait_for(client.get_task(task_id=task_id), BOUND_S)

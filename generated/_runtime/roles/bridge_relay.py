@@ -84,6 +84,11 @@ class _Sent(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     result: UnsetType = UNSET
     error: UnsetType = UNSET
 
+    @property
+    def shaped(self) -> bool:
+        """Yes: its types checked the JSON-RPC shape."""
+        return True
+
 
 class _Head(msgspec.Struct, gc=False):
     """What the relay reads of an upstream frame (the rest, a result above all, is skipped)."""
