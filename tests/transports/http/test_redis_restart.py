@@ -5,15 +5,18 @@ leaves a worker process asleep through it, so the worker never sees Redis refuse
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+import redis.asyncio as aioredis
 
 from generated._runtime.backends.base import BackendUnavailable
 from generated._runtime.backends.redis import RedisBackend
 from generated._runtime.backends.redis_bus import RedisBus
-from generated._runtime.roles.subscriptions import RESYNC, TOOLS_CHANGED, Change
+from generated._runtime.roles.subscriptions import RESOURCE_UPDATED, RESYNC, TOOLS_CHANGED, Change
 from tests.support.topology_support import Proc, start_redis, tools
 
 STEP_S = 10.0
@@ -73,6 +76,112 @@ async def test_a_bus_that_slept_through_a_redis_restart_hands_a_resync(
             break
     else:
         raise AssertionError("no change arrived after the restart")
+
+
+async def a_later_change_arrives(publisher: RedisBus, got: asyncio.Queue[Change]) -> None:
+    """Publish changes until one reaches ``got`` (the publisher's own subscription may lag:
+    bounded by ``STEP_S``); fail if none does."""
+    for _ in range(int(STEP_S / 0.05)):
+        await publisher.publish(Change(TOOLS_CHANGED))
+        try:
+            change = await asyncio.wait_for(got.get(), 0.05)
+        except TimeoutError:
+            continue
+        if change.method == TOOLS_CHANGED:
+            return
+    raise AssertionError("no change arrived after the reader failed")
+
+
+def fail_next_read(bus: RedisBus, error: BaseException) -> None:
+    """Make the bus reader's next read of its subscription raise ``error`` (once)."""
+    subscription = bus._pubsub  # the test breaks the reader on purpose
+    read = subscription.get_message
+
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        subscription.get_message = read
+        raise error
+
+    subscription.get_message = broken
+
+
+@pytest.mark.parametrize(
+    "error",
+    [RuntimeError("injected reader failure"), asyncio.CancelledError("injected cancel")],
+    ids=["error", "cancelled"],
+)
+async def test_a_bus_reader_that_fails_says_why_and_reads_again(
+    buses: tuple[RedisBus, RedisBus], error: BaseException, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An unexpected error (or a stray cancellation) inside the reader does not end it
+    silently: it is logged with its cause, the bus subscribes again and hands its sinks a
+    ``RESYNC``, and a change published afterwards reaches a listener on that worker."""
+    listener, publisher = buses
+    got: asyncio.Queue[Change] = asyncio.Queue()
+    listener.attach(got.put_nowait)
+    await publisher.publish(Change(TOOLS_CHANGED))
+    assert (await asyncio.wait_for(got.get(), STEP_S)).method == TOOLS_CHANGED
+    with caplog.at_level(logging.WARNING):
+        fail_next_read(listener, error)
+        assert (await asyncio.wait_for(got.get(), STEP_S)).method == RESYNC
+    causes = [r.exc_info[1] for r in caplog.records if r.exc_info is not None]
+    assert error in causes, [r.getMessage() for r in caplog.records]
+    await a_later_change_arrives(publisher, got)
+
+
+async def test_a_bus_reader_stopped_without_close_says_so(
+    buses: tuple[RedisBus, RedisBus], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Only cancelling its task ends the reader; unless ``close`` asked, that is an error in
+    the log (this worker's listeners would hear nothing more)."""
+    listener, _ = buses
+    reader = listener._reader  # the test stops the reader on purpose
+    assert reader is not None
+    with caplog.at_level(logging.ERROR):
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(reader, STEP_S)
+        await asyncio.sleep(0)  # the task's done callbacks run
+    assert any("reader was stopped" in r.getMessage() for r in caplog.records), caplog.text
+
+
+async def test_a_bus_whose_connection_is_killed_reads_again(
+    redis: list[Proc], buses: tuple[RedisBus, RedisBus]
+) -> None:
+    """``CLIENT KILL`` of every subscriber connection: each bus hands its sinks a ``RESYNC``
+    and a later change reaches the listener again."""
+    listener, publisher = buses
+    got: asyncio.Queue[Change] = asyncio.Queue()
+    listener.attach(got.put_nowait)
+    admin = aioredis.Redis.from_url(url_of(redis))
+    try:
+        assert await admin.execute_command("CLIENT", "KILL", "TYPE", "pubsub") >= 2
+    finally:
+        await admin.aclose()
+    assert (await asyncio.wait_for(got.get(), STEP_S)).method == RESYNC
+    await a_later_change_arrives(publisher, got)
+
+
+async def test_a_sink_that_raises_does_not_starve_the_others(
+    buses: tuple[RedisBus, RedisBus], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A sink raising on a change is logged with its error; the other sinks of that worker get
+    that change and every later one."""
+    listener, publisher = buses
+    broken = RuntimeError("a broken sink")
+
+    def raises(change: Change) -> None:
+        raise broken
+
+    listener.attach(raises)
+    got: asyncio.Queue[Change] = asyncio.Queue()
+    listener.attach(got.put_nowait)
+    with caplog.at_level(logging.WARNING):
+        await publisher.publish(Change(TOOLS_CHANGED))
+        assert (await asyncio.wait_for(got.get(), STEP_S)).method == TOOLS_CHANGED
+    assert broken in [r.exc_info[1] for r in caplog.records if r.exc_info is not None]
+    await publisher.publish(Change(RESOURCE_UPDATED, "a://1"))
+    later = await asyncio.wait_for(got.get(), STEP_S)
+    assert (later.method, later.uri) == (RESOURCE_UPDATED, "a://1")
 
 
 class Worker:
