@@ -28,7 +28,7 @@ from typing import Any, Final
 import msgspec
 
 from ..roles.subscriptions import RESYNC, Change, LocalBus
-from .redis_client import client_for
+from .redis_client import client_for, stop_requested
 
 logger = logging.getLogger(__name__)
 
@@ -140,7 +140,7 @@ class RedisBus:
                 if change is not None:
                     self._local.deliver(change)
             except asyncio.CancelledError as exc:
-                if _cancelled():  # close() or the loop's shutdown: the reader ends
+                if stop_requested():  # close() or the loop's shutdown: the reader ends
                     raise
                 self._failed(exc)  # raised inside a read, not asked for
             except Exception as exc:
@@ -155,12 +155,6 @@ class RedisBus:
             exc_info=exc,
         )
         self._lost = True
-
-
-def _cancelled() -> bool:
-    """Whether the running task was asked to stop (``Task.cancel``)."""
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
 
 
 def _change(message: Any) -> Change | None:

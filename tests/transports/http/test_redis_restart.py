@@ -92,16 +92,19 @@ async def a_later_change_arrives(publisher: RedisBus, got: asyncio.Queue[Change]
     raise AssertionError("no change arrived after the reader failed")
 
 
-def fail_next_read(bus: RedisBus, error: BaseException) -> None:
-    """Make the bus reader's next read of its subscription raise ``error`` (once)."""
-    subscription = bus._pubsub  # the test breaks the reader on purpose
+def fail_next_read(subscription: Any, error: BaseException) -> asyncio.Event:
+    """Make the next read of a pub/sub ``subscription`` raise ``error`` (once); the returned
+    event is set once it did."""
     read = subscription.get_message
+    raised = asyncio.Event()
 
     async def broken(*args: Any, **kwargs: Any) -> Any:
         subscription.get_message = read
+        raised.set()
         raise error
 
     subscription.get_message = broken
+    return raised
 
 
 @pytest.mark.parametrize(
@@ -121,7 +124,7 @@ async def test_a_bus_reader_that_fails_says_why_and_reads_again(
     await publisher.publish(Change(TOOLS_CHANGED))
     assert (await asyncio.wait_for(got.get(), STEP_S)).method == TOOLS_CHANGED
     with caplog.at_level(logging.WARNING):
-        fail_next_read(listener, error)
+        fail_next_read(listener._pubsub, error)  # the test breaks the reader on purpose
         assert (await asyncio.wait_for(got.get(), STEP_S)).method == RESYNC
     causes = [r.exc_info[1] for r in caplog.records if r.exc_info is not None]
     assert error in causes, [r.getMessage() for r in caplog.records]
@@ -240,3 +243,43 @@ async def test_a_session_claimed_after_a_redis_restart_outlives_the_lease_recove
     assert await worker.backend.directory.renew(), "the lease was not in Redis"
     assert worker.log == ["claimed before", "lease lost", f"claimed {claimed}"]
     assert await worker.backend.directory.owner(claimed) == worker.backend.directory.worker
+
+
+async def test_an_inbox_reader_that_fails_says_why_and_serves_forwarded_requests_again(
+    redis: list[Proc], caplog: pytest.LogCaptureFixture
+) -> None:
+    """An unexpected error inside a worker's inbox reader is logged with its cause and the
+    reader goes on: a request another worker forwards to it afterwards is served (before, the
+    reader ended silently, the worker still looked alive, and the forward hung)."""
+    owner, forwarder = RedisBackend(url_of(redis)), RedisBackend(url_of(redis))
+    answered: list[dict[str, Any]] = []
+
+    async def serve(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"served"})
+
+    async def nothing() -> None:
+        """No request is forwarded to the forwarder, and no lease is lost."""
+
+    async def receive() -> dict[str, Any]:
+        await asyncio.Event().wait()  # the client never goes away
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        answered.append(message)
+
+    await owner.start(serve, nothing)
+    await forwarder.start(serve, nothing)
+    try:
+        error = RuntimeError("injected inbox failure")
+        with caplog.at_level(logging.WARNING):
+            raised = fail_next_read(owner._pubsub, error)  # breaks the reader on purpose
+            await asyncio.wait_for(raised.wait(), STEP_S)
+            scope = {"method": "POST", "path": "/mcp", "headers": []}
+            forward = forwarder.forward(owner.directory.worker, scope, b"{}", receive, send)
+            assert await asyncio.wait_for(forward, STEP_S)
+        assert error in [r.exc_info[1] for r in caplog.records if r.exc_info is not None]
+        assert answered[0]["status"] == 200 and answered[-1]["body"] == b"served"
+    finally:
+        await forwarder.stop()
+        await owner.stop()
