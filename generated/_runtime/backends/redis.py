@@ -143,7 +143,8 @@ class RedisDirectory:
         pipe = self.client.pipeline(transaction=False)
         for session in sessions:
             pipe.pexpire(self.session_key(session), self.session_ttl_ms)
-        await pipe.execute()
+        with reachable("the session directory"):
+            await pipe.execute()
 
     async def release(self, session: str) -> None:
         """Forget the session (best effort: a Redis away leaves it to expire)."""

@@ -11,7 +11,8 @@ from collections.abc import Iterator
 import pytest
 import redis.asyncio as aioredis
 
-from generated._runtime.backends.base import Handler, LeaseLost, MemoryBackend
+from generated._runtime.backends.base import BackendUnavailable, Handler, LeaseLost, MemoryBackend
+from generated._runtime.backends.redis import RedisDirectory
 from generated._runtime.backends.redis_events import RedisEventStore
 from generated._runtime.transports.http.server import HttpOptions
 from generated.v2025_11_25 import Server
@@ -98,3 +99,18 @@ async def test_lease_recovery_ends_every_session_and_forgets_their_events_later(
     finally:
         await admin.aclose()
         await store.client.aclose()
+
+
+async def test_renewing_sessions_with_redis_frozen_is_backend_unavailable(redis: Proc) -> None:
+    """The directory's renewal of a worker's sessions fails as its other calls do when Redis
+    does not answer (``BackendUnavailable``, which the idle sweep outlives), not with a
+    Redis client error."""
+    client = aioredis.Redis.from_url(f"redis://127.0.0.1:{redis.port}/0", socket_timeout=0.3)
+    directory = RedisDirectory(client, "mcpgen", lease=2.0, session_ttl=60.0)
+    redis.signal(signal.SIGSTOP)
+    try:
+        with pytest.raises(BackendUnavailable):
+            await asyncio.wait_for(directory.touch(["a", "b"]), STEP_S)
+    finally:
+        redis.signal(signal.SIGCONT)
+        await client.aclose()

@@ -261,14 +261,18 @@ class McpHttpApp:
             self._sweeper = asyncio.create_task(self._sweep(timeout))
 
     async def _sweep(self, timeout: float) -> None:
-        """End sessions idle for ``timeout`` seconds (clients that vanished without DELETE)."""
+        """End sessions idle for ``timeout`` seconds (clients that vanished without DELETE) and
+        keep the others in the session directory; a backend away stops neither."""
         while self.sessions:
             await asyncio.sleep(min(timeout / 2, 30.0))
             for session in list(self.sessions.values()):
                 if session.idle_for() > timeout:
                     self.sessions.pop(session.id, None)
                     await self._ender.end(session)
-            await self.options.backend.directory.touch(list(self.sessions))
+            try:
+                await self.options.backend.directory.touch(list(self.sessions))
+            except BackendUnavailable as exc:  # renewed at the next sweep, before they expire
+                logger.warning("cannot renew the sessions in the directory: %s", exc)
 
     async def _make_room(self) -> None:
         """Before a new session: at ``max_sessions``, end one that may make room or refuse (503).
