@@ -37,7 +37,7 @@ from .base import (
     new_worker_id,
 )
 from .redis_bus import RedisBus
-from .redis_client import RedisError, client_for, reachable, result
+from .redis_client import RedisError, client_for, reachable, result, stop_requested
 from .redis_tasks import RedisTaskStore
 
 logger = logging.getLogger(__name__)
@@ -142,7 +142,8 @@ class RedisDirectory:
         pipe = self.client.pipeline(transaction=False)
         for session in sessions:
             pipe.pexpire(self.session_key(session), self.session_ttl_ms)
-        await pipe.execute()
+        with reachable("the session directory"):
+            await pipe.execute()
 
     async def release(self, session: str) -> None:
         """Forget the session (best effort: a Redis away leaves it to expire)."""
@@ -294,24 +295,27 @@ class RedisBackend:
             await self._directory.renew(take=True)
 
     async def _listen(self) -> None:
-        """Take forwarded requests and the answers to ours from the inbox."""
+        """Take forwarded requests and the answers to ours from the inbox; any error is
+        logged with its cause and reading goes on (its client re-subscribes by itself after a
+        lost connection). It never ends quietly: the worker would still look alive to the
+        others (its inbox has a listener) while serving nothing forwarded to it."""
         while True:
             try:
                 message = await self._pubsub.get_message(
                     ignore_subscribe_messages=True, timeout=1.0
                 )
-            except (RedisError, OSError) as exc:
-                logger.warning("the inbox connection failed: %s", exc)
-                await asyncio.sleep(0.2)
+                envelope = _envelope(message)
+                if envelope is not None:
+                    self._take(envelope)
                 continue
-            if message is None or message.get("type") != "message":
-                continue
-            try:
-                envelope = _DECODE(message["data"])
-            except msgspec.DecodeError:
-                logger.warning("dropped an undecodable inbox message")
-                continue
-            self._take(envelope)
+            except asyncio.CancelledError as exc:
+                if stop_requested():
+                    raise
+                failure: BaseException = exc  # raised inside a read, not asked for
+            except Exception as exc:
+                failure = exc
+            logger.warning("the inbox reader failed (%r): reading again", failure, exc_info=failure)
+            await asyncio.sleep(0.2)
 
     def _take(self, envelope: Envelope) -> None:
         """Route one inbox message."""
@@ -447,6 +451,17 @@ class RedisBackend:
         with contextlib.suppress(RedisError, OSError):
             envelope = _ENCODE(Envelope("disconnect", rid))
             await result(self.client.publish(self._directory.inbox(owner), envelope))
+
+
+def _envelope(message: Any) -> Envelope | None:
+    """The envelope an inbox message carries (None: not a published message, or dropped)."""
+    if message is None or message.get("type") != "message":
+        return None
+    try:
+        return _DECODE(message["data"])
+    except msgspec.DecodeError:
+        logger.warning("dropped an undecodable inbox message")
+        return None
 
 
 async def _finish(started: bool, send: Send) -> bool:

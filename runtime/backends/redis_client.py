@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Generator
 from typing import Any
@@ -19,7 +20,7 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
 
     raise MissingDependency("redis", "redis", "sharing state between workers") from exc
 
-__all__ = ["RedisError", "client_for", "result"]
+__all__ = ["RedisError", "client_for", "result", "stop_requested"]
 
 
 def client_for(url: str, socket_timeout: float, *, retry: bool = True) -> Any:
@@ -53,3 +54,10 @@ def reachable(what: str) -> Generator[None]:
         yield
     except (RedisError, OSError) as exc:
         raise BackendUnavailable(f"{what}: Redis is unavailable ({exc})") from exc
+
+
+def stop_requested() -> bool:
+    """Whether the running task was asked to stop (``Task.cancel``): a ``CancelledError``
+    raised inside a Redis read without that is a failure of the read, not a stop."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0

@@ -22,11 +22,14 @@ it opted in to (the client re-reads what may have changed), and never stalls sil
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final, Protocol, cast
 
 from ..core.wire import as_object
+
+logger = logging.getLogger(__name__)
 
 SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
 ACKNOWLEDGED: Final = "notifications/subscriptions/acknowledged"
@@ -94,9 +97,13 @@ class LocalBus:
         self.deliver(change)
 
     def deliver(self, change: Change) -> None:
-        """Call every sink of this process with ``change`` now."""
+        """Call every sink of this process with ``change`` now; a sink that raises is logged
+        with its error and the others still get the change (and every later one)."""
         for sink in list(self._sinks.values()):
-            sink(change)
+            try:
+                sink(change)
+            except Exception:
+                logger.exception("a listen sink failed on %s", change.method)
 
     def attach(self, sink: Callable[[Change], None]) -> Callable[[], None]:
         """Attach ``sink``; the returned function detaches it."""

@@ -10,10 +10,12 @@ from typing import Any
 import pytest
 
 from generated._runtime.backends.base import (
+    BackendUnavailable,
     Handler,
     LeaseLost,
     LocalRouter,
     MemoryBackend,
+    MemoryDirectory,
     share_task_store,
 )
 from generated._runtime.core.sealed import STATE_KEY_ENV, STATE_KEYS_ENV
@@ -30,7 +32,7 @@ from generated._runtime.roles.taskstore import InMemoryTaskStore, TaskStore
 from generated._runtime.transports.http.server import HttpOptions, McpHttpApp
 from generated.v2025_06_18 import Server as Server0618
 from generated.v2026_07_28 import Server
-from tests.support.http_support import STEP_S, Raw, initialize, raw_client, serve
+from tests.support.http_support import STEP_S, Raw, initialize, raw_client, request, serve
 
 
 class SharedDirectory:
@@ -199,3 +201,42 @@ async def test_a_session_ended_while_it_is_claimed_is_refused_not_left_hanging(
         assert directory.log[-2:] == [f"claimed {session}", f"released {session}"]
         again = await raw.post(initialize())
         assert again.status_code == 200 and "mcp-session-id" in again.headers
+
+
+class AwayOnceDirectory(MemoryDirectory):
+    """The in-memory directory, whose first ``touch`` finds the shared backend away."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.touches = 0
+
+    async def touch(self, sessions: Collection[str]) -> None:
+        """Fail the first time (Redis away), count every call."""
+        self.touches += 1
+        if self.touches == 1:
+            raise BackendUnavailable("the session directory: Redis is unavailable (test)")
+
+
+class AwayOnceBackend(MemoryBackend):
+    """The in-memory backend with an ``AwayOnceDirectory``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._directory = self.away = AwayOnceDirectory()
+
+
+async def test_the_idle_sweep_goes_on_after_the_backend_was_away() -> None:
+    """The sweep that ends idle sessions and keeps the others in the directory does not stop
+    when a renewal finds the backend away (it did, silently, until the next new session): the
+    directory is renewed again and an idle session is still ended."""
+    backend = AwayOnceBackend()
+    options = HttpOptions(session_idle_timeout=0.3, backend=backend)
+    async with serve(Server0618(), options) as (app, url), raw_client(url) as client:
+        raw = Raw(client)
+        await raw.start()
+        for _ in range(int(STEP_S / 0.05)):  # bounded wait for the sweeps (every 0.15 s)
+            if not app.sessions and backend.away.touches >= 2:
+                break
+            await asyncio.sleep(0.05)
+        assert backend.away.touches >= 2
+        assert (await raw.post(request(1, "ping"))).status_code == 404

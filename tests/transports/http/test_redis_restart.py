@@ -5,15 +5,18 @@ leaves a worker process asleep through it, so the worker never sees Redis refuse
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+import redis.asyncio as aioredis
 
 from generated._runtime.backends.base import BackendUnavailable
 from generated._runtime.backends.redis import RedisBackend
 from generated._runtime.backends.redis_bus import RedisBus
-from generated._runtime.roles.subscriptions import RESYNC, TOOLS_CHANGED, Change
+from generated._runtime.roles.subscriptions import RESOURCE_UPDATED, RESYNC, TOOLS_CHANGED, Change
 from tests.support.topology_support import Proc, start_redis, tools
 
 STEP_S = 10.0
@@ -51,6 +54,20 @@ async def buses(redis: list[Proc]) -> AsyncIterator[tuple[RedisBus, RedisBus]]:
         await bus.close()
 
 
+async def a_later_change_arrives(publisher: RedisBus, got: asyncio.Queue[Change]) -> None:
+    """Publish changes until one reaches ``got`` (the publisher's own subscription may lag:
+    bounded by ``STEP_S``); fail if none does."""
+    for _ in range(int(STEP_S / 0.05)):
+        await publisher.publish(Change(TOOLS_CHANGED))
+        try:
+            change = await asyncio.wait_for(got.get(), 0.05)
+        except TimeoutError:
+            continue
+        if change.method == TOOLS_CHANGED:
+            return
+    raise AssertionError("no change arrived after the subscription came back")
+
+
 async def test_a_bus_that_slept_through_a_redis_restart_hands_a_resync(
     redis: list[Proc], buses: tuple[RedisBus, RedisBus]
 ) -> None:
@@ -63,16 +80,102 @@ async def test_a_bus_that_slept_through_a_redis_restart_hands_a_resync(
     assert (await asyncio.wait_for(got.get(), STEP_S)).method == TOOLS_CHANGED
     restart(redis)
     assert (await asyncio.wait_for(got.get(), STEP_S)).method == RESYNC
-    for _ in range(int(STEP_S / 0.05)):  # the publisher's own subscription may lag: bounded
+    await a_later_change_arrives(publisher, got)
+
+
+def fail_next_read(subscription: Any, error: BaseException) -> asyncio.Event:
+    """Make the next read of a pub/sub ``subscription`` raise ``error`` (once); the returned
+    event is set once it did."""
+    read = subscription.get_message
+    raised = asyncio.Event()
+
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        subscription.get_message = read
+        raised.set()
+        raise error
+
+    subscription.get_message = broken
+    return raised
+
+
+@pytest.mark.parametrize(
+    "error",
+    [RuntimeError("injected reader failure"), asyncio.CancelledError("injected cancel")],
+    ids=["error", "cancelled"],
+)
+async def test_a_bus_reader_that_fails_says_why_and_reads_again(
+    buses: tuple[RedisBus, RedisBus], error: BaseException, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An unexpected error (or a stray cancellation) inside the reader does not end it
+    silently: it is logged with its cause, the bus subscribes again and hands its sinks a
+    ``RESYNC``, and a change published afterwards reaches a listener on that worker."""
+    listener, publisher = buses
+    got: asyncio.Queue[Change] = asyncio.Queue()
+    listener.attach(got.put_nowait)
+    await publisher.publish(Change(TOOLS_CHANGED))
+    assert (await asyncio.wait_for(got.get(), STEP_S)).method == TOOLS_CHANGED
+    with caplog.at_level(logging.WARNING):
+        fail_next_read(listener._pubsub, error)  # the test breaks the reader on purpose
+        assert (await asyncio.wait_for(got.get(), STEP_S)).method == RESYNC
+    causes = [r.exc_info[1] for r in caplog.records if r.exc_info is not None]
+    assert error in causes, [r.getMessage() for r in caplog.records]
+    await a_later_change_arrives(publisher, got)
+
+
+async def test_a_bus_reader_stopped_without_close_says_so(
+    buses: tuple[RedisBus, RedisBus], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Only cancelling its task ends the reader; unless ``close`` asked, that is an error in
+    the log (this worker's listeners would hear nothing more)."""
+    listener, _ = buses
+    reader = listener._reader  # the test stops the reader on purpose
+    assert reader is not None
+    with caplog.at_level(logging.ERROR):
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(reader, STEP_S)
+        await asyncio.sleep(0)  # the task's done callbacks run
+    assert any("reader was stopped" in r.getMessage() for r in caplog.records), caplog.text
+
+
+async def test_a_bus_whose_connection_is_killed_reads_again(
+    redis: list[Proc], buses: tuple[RedisBus, RedisBus]
+) -> None:
+    """``CLIENT KILL`` of every subscriber connection: each bus hands its sinks a ``RESYNC``
+    and a later change reaches the listener again."""
+    listener, publisher = buses
+    got: asyncio.Queue[Change] = asyncio.Queue()
+    listener.attach(got.put_nowait)
+    admin = aioredis.Redis.from_url(url_of(redis))
+    try:
+        assert await admin.execute_command("CLIENT", "KILL", "TYPE", "pubsub") >= 2
+    finally:
+        await admin.aclose()
+    assert (await asyncio.wait_for(got.get(), STEP_S)).method == RESYNC
+    await a_later_change_arrives(publisher, got)
+
+
+async def test_a_sink_that_raises_does_not_starve_the_others(
+    buses: tuple[RedisBus, RedisBus], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A sink raising on a change is logged with its error; the other sinks of that worker get
+    that change and every later one."""
+    listener, publisher = buses
+    broken = RuntimeError("a broken sink")
+
+    def raises(change: Change) -> None:
+        raise broken
+
+    listener.attach(raises)
+    got: asyncio.Queue[Change] = asyncio.Queue()
+    listener.attach(got.put_nowait)
+    with caplog.at_level(logging.WARNING):
         await publisher.publish(Change(TOOLS_CHANGED))
-        try:
-            change = await asyncio.wait_for(got.get(), 0.05)
-        except TimeoutError:
-            continue
-        if change.method == TOOLS_CHANGED:
-            break
-    else:
-        raise AssertionError("no change arrived after the restart")
+        assert (await asyncio.wait_for(got.get(), STEP_S)).method == TOOLS_CHANGED
+    assert broken in [r.exc_info[1] for r in caplog.records if r.exc_info is not None]
+    await publisher.publish(Change(RESOURCE_UPDATED, "a://1"))
+    later = await asyncio.wait_for(got.get(), STEP_S)
+    assert (later.method, later.uri) == (RESOURCE_UPDATED, "a://1")
 
 
 class Worker:
@@ -131,3 +234,43 @@ async def test_a_session_claimed_after_a_redis_restart_outlives_the_lease_recove
     assert await worker.backend.directory.renew(), "the lease was not in Redis"
     assert worker.log == ["claimed before", "lease lost", f"claimed {claimed}"]
     assert await worker.backend.directory.owner(claimed) == worker.backend.directory.worker
+
+
+async def test_an_inbox_reader_that_fails_says_why_and_serves_forwarded_requests_again(
+    redis: list[Proc], caplog: pytest.LogCaptureFixture
+) -> None:
+    """An unexpected error inside a worker's inbox reader is logged with its cause and the
+    reader goes on: a request another worker forwards to it afterwards is served (before, the
+    reader ended silently, the worker still looked alive, and the forward hung)."""
+    owner, forwarder = RedisBackend(url_of(redis)), RedisBackend(url_of(redis))
+    answered: list[dict[str, Any]] = []
+
+    async def serve(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"served"})
+
+    async def nothing() -> None:
+        """No request is forwarded to the forwarder, and no lease is lost."""
+
+    async def receive() -> dict[str, Any]:
+        await asyncio.Event().wait()  # the client never goes away
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        answered.append(message)
+
+    await owner.start(serve, nothing)
+    await forwarder.start(serve, nothing)
+    try:
+        error = RuntimeError("injected inbox failure")
+        with caplog.at_level(logging.WARNING):
+            raised = fail_next_read(owner._pubsub, error)  # breaks the reader on purpose
+            await asyncio.wait_for(raised.wait(), STEP_S)
+            scope = {"method": "POST", "path": "/mcp", "headers": []}
+            forward = forwarder.forward(owner.directory.worker, scope, b"{}", receive, send)
+            assert await asyncio.wait_for(forward, STEP_S)
+        assert error in [r.exc_info[1] for r in caplog.records if r.exc_info is not None]
+        assert answered[0]["status"] == 200 and answered[-1]["body"] == b"served"
+    finally:
+        await forwarder.stop()
+        await owner.stop()

@@ -192,7 +192,8 @@ async def test_a_killed_owner_ends_its_streams_and_its_sessions(
     topo: Topology, http: httpx.AsyncClient
 ) -> None:
     """SIGKILL the owner: the GET stream relayed by the other worker ends, the next POST gets
-    404 within 1 s, and the project's client re-initialises and goes on."""
+    404 (no waiting for a lease to lapse), and the project's client re-initialises and goes
+    on."""
     client = AgreeableClient(timeout=STEP_S)
     await connect_http(client, topo.url)
     try:
@@ -208,7 +209,9 @@ async def test_a_killed_owner_ends_its_streams_and_its_sessions(
             assert stream.status_code == 200
             topo.workers[victim].signal(signal.SIGKILL)
             await asyncio.wait_for(stream.aread(), STEP_S)  # the stream ends (bounded)
-        assert await first_status(http, direct(topo, survivor), session, 1.0) == 404
+        # the stream ended because the survivor found the owner gone: the next POST is 404
+        response = await http.post(direct(topo, survivor), json=echo(1, "x"), headers=session)
+        assert response.status_code == 404, response.text
         for i in range(4):  # the client's session was on either worker: each call succeeds
             assert (
                 text_of(await client.call_tool(name="echo", arguments={"text": f"after {i}"}))
@@ -222,12 +225,13 @@ async def test_a_killed_owner_ends_its_streams_and_its_sessions(
 async def test_a_stopped_owner_loses_its_sessions_for_good(
     topo: Topology, http: httpx.AsyncClient
 ) -> None:
-    """SIGSTOP the owner: the other worker answers 404 within 3 s (its lease lapsed); after
-    SIGCONT the owner does not bring the session back."""
+    """SIGSTOP the owner: once its lease lapses (2 s) the other worker answers 404 (waited
+    for, bounded by ``STEP_S``: a loaded machine may be slow to see the lapse); after SIGCONT
+    the owner does not bring the session back."""
     session = await session_on(http, topo, 0)
     topo.workers[0].signal(signal.SIGSTOP)
     try:
-        assert await first_status(http, direct(topo, 1), session, 3.0) == 404
+        assert await first_status(http, direct(topo, 1), session, STEP_S) == 404
     finally:
         topo.workers[0].signal(signal.SIGCONT)
     for index in (0, 1):  # the owner's first answer after SIGCONT already refuses it
@@ -480,8 +484,9 @@ async def test_a_task_made_on_one_worker_is_read_and_finished_on_the_other(
 
 
 async def new_sessions_work(http: httpx.AsyncClient, topo: Topology) -> dict[str, str]:
-    """Open a session on each worker, retrying for at most 2 s; the last one's headers."""
-    deadline = asyncio.get_running_loop().time() + 2.0
+    """Open a session on each worker, retrying (a worker may answer 503 while it takes its
+    lease again) for at most ``STEP_S``; the last one's headers."""
+    deadline = asyncio.get_running_loop().time() + STEP_S
     fresh: dict[str, str] = {}
     for index in (0, 1):
         while True:
@@ -489,7 +494,7 @@ async def new_sessions_work(http: httpx.AsyncClient, topo: Topology) -> dict[str
                 fresh = await open_session(http, direct(topo, index))
                 break
             except AssertionError:
-                assert asyncio.get_running_loop().time() < deadline, "no new session within 2 s"
+                assert asyncio.get_running_loop().time() < deadline, "no new session in time"
                 await asyncio.sleep(0.1)
     return fresh
 
@@ -499,7 +504,7 @@ async def test_after_a_redis_restart_every_listener_is_cued(
 ) -> None:
     """Redis restarted (what was published meanwhile is lost): each listener, on each worker,
     gets a resync cue (a resources/updated of its note) instead of stalling silently; new
-    sessions work on each worker within 2 s."""
+    sessions work on each worker again."""
     first = await listening(topo, 0)
     second = await listening(topo, 1)
     try:
@@ -516,14 +521,16 @@ async def test_after_a_redis_restart_every_listener_is_cued(
 async def test_redis_stopped_fails_fast_with_503_and_recovers(
     topo: Topology, http: httpx.AsyncClient
 ) -> None:
-    """Redis frozen: a request that needs it is answered 503 within the socket timeout (1 s)
-    plus 0.5 s, not left hanging; once Redis is back, new sessions work within 2 s."""
+    """Redis frozen: a request that needs it is answered 503 once the worker's Redis call
+    times out (its socket timeout, 1 s: the answer says so), not left hanging (bounded by
+    ``STEP_S``, a margin for a loaded machine); once Redis is back, new sessions work."""
     session = await session_on(http, topo, 0)
     topo.redis.signal(signal.SIGSTOP)
     try:
-        response = await http.post(direct(topo, 1), json=echo(1, "x"), headers=session, timeout=1.5)
+        response = await http.post(direct(topo, 1), json=echo(1, "x"), headers=session)
         assert response.status_code == 503, response.text
         assert response.headers.get("retry-after") == "1"
+        assert "Redis is unavailable (Timeout" in response.json()["error"]["message"]
     finally:
         topo.redis.signal(signal.SIGCONT)
     fresh = await new_sessions_work(http, topo)

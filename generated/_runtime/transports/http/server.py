@@ -47,6 +47,7 @@ from ...roles.era import faces
 from ...roles.server import ServerBase
 from ...roles.subscriptions import share_bus
 from .asgi import Receive, Scope, Send
+from .ending import SessionEnder
 from .eviction import EVICT_IDLE_S, EVICT_UNPROVEN_S, choose_eviction
 from .session import (
     DEFAULT_SSE_RETRY_MS,
@@ -246,6 +247,8 @@ class McpHttpApp:
         self.tool_headers = None if self.stateless is None else ToolHeaders(self.stateless)
         self._sweeper: asyncio.Task[None] | None = None
         self._ending: set[asyncio.Task[None]] = set()
+        self._ender = SessionEnder()
+        """Ends sessions; what a backend away keeps from being forgotten is retried later."""
         self._hosts, self._origins = _Allowed(), _Allowed()
         self._idle: dict[str, list[HttpSession]] = {}
         """No-session connections whose one request was answered, by revision (``_done_with``)."""
@@ -258,14 +261,18 @@ class McpHttpApp:
             self._sweeper = asyncio.create_task(self._sweep(timeout))
 
     async def _sweep(self, timeout: float) -> None:
-        """End sessions idle for ``timeout`` seconds (clients that vanished without DELETE)."""
+        """End sessions idle for ``timeout`` seconds (clients that vanished without DELETE) and
+        keep the others in the session directory; a backend away stops neither."""
         while self.sessions:
             await asyncio.sleep(min(timeout / 2, 30.0))
             for session in list(self.sessions.values()):
                 if session.idle_for() > timeout:
                     self.sessions.pop(session.id, None)
-                    await session.end()
-            await self.options.backend.directory.touch(list(self.sessions))
+                    await self._ender.end(session)
+            try:
+                await self.options.backend.directory.touch(list(self.sessions))
+            except BackendUnavailable as exc:  # renewed at the next sweep, before they expire
+                logger.warning("cannot renew the sessions in the directory: %s", exc)
 
     async def _make_room(self) -> None:
         """Before a new session: at ``max_sessions``, end one that may make room or refuse (503).
@@ -283,7 +290,7 @@ class McpHttpApp:
             retry = [(b"retry-after", str(wait).encode())]
             raise _Reject(503, f"{message}; retry in {wait} s", retry, code=-32000)
         self.sessions.pop(victim.id, None)
-        await victim.end()
+        await self._ender.end(victim)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI request (lifespan events are accepted and ignored)."""
@@ -340,6 +347,7 @@ class McpHttpApp:
     async def stop(self) -> None:
         """End every session, then stop the backend."""
         await self._end_all()
+        await self._ender.close()
         await self.options.backend.stop()
 
     async def end_sessions(self) -> None:
@@ -347,14 +355,15 @@ class McpHttpApp:
         await self._end_all()
 
     async def _end_all(self) -> None:
-        """End every session of this worker (shutting down, or its lease lapsed)."""
+        """End every session of this worker (shutting down, or its lease lapsed): each one,
+        even when the backend cannot forget some of them now (``SessionEnder``)."""
         for session in list(self.sessions.values()):
             self.sessions.pop(session.id, None)
-            await session.end()
+            await self._ender.end(session)
         idle = [session for kept in self._idle.values() for session in kept]
         self._idle.clear()
         for session in idle:
-            await session.end()
+            await self._ender.end(session)
 
     async def _forwarded(
         self, scope: Scope, headers: dict[str, str], receive: Receive, send: Send
@@ -448,7 +457,7 @@ class McpHttpApp:
 
     def _end_later(self, session: HttpSession) -> None:
         """End a session in the background (from code that cannot wait)."""
-        task = asyncio.create_task(session.end())
+        task = asyncio.create_task(self._ender.end(session))
         self._ending.add(task)
         task.add_done_callback(self._ending.discard)
 
@@ -606,13 +615,13 @@ class McpHttpApp:
         the POST was one request, now answered, that left nothing behind; else end it. A
         reused connection is as a fresh one (``HttpSession.serves_again``)."""
         if initialize or inbound.batch or len(inbound.messages) != 1 or not session.serves_again():
-            await session.end()
+            await self._ender.end(session)
             return
         idle = self._idle.setdefault(session.protocol_version, [])
         if len(idle) < IDLE_POST_CONNECTIONS:
             idle.append(session)
         else:
-            await session.end()
+            await self._ender.end(session)
 
     async def _get(self, headers: dict[str, str], receive: Receive, send: Send) -> None:
         if "text/event-stream" not in headers.get("accept", ""):
@@ -645,7 +654,7 @@ class McpHttpApp:
             raise _Reject(405, "Stateless server: there is no session to delete")
         session = self._session(headers)
         self.sessions.pop(session.id, None)
-        await session.end()
+        await self._ender.end(session)
         await _respond(send, 200, b"", content_type=None)
 
     # -- HTTP+SSE (2024-11-05) -------------------------------------------------------------
@@ -660,7 +669,7 @@ class McpHttpApp:
             await _stream_sse(session.standalone, receive, send, [], first=first)
         finally:
             self.sessions.pop(session.id, None)
-            await session.end()
+            await self._ender.end(session)
 
     async def _http_sse_post(self, scope: Scope, receive: Receive, send: Send) -> None:
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))

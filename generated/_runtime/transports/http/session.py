@@ -546,8 +546,12 @@ class HttpSession:
             if not stream.waiting_for and not stream.done:
                 self._finish(stream)
 
-    async def end(self) -> None:
-        """End the session: stop the connection, close every stream, forget its events."""
+    async def end(self, forget: bool = True) -> None:
+        """End the session: stop the connection, close every stream, then ``forget`` it
+        (unless not ``forget``: the caller forgets it later).
+
+        A backend that cannot forget it now raises ``BackendUnavailable`` once the session is
+        ended here: call ``forget`` again later."""
         if self.ended:
             return
         self.ended = True
@@ -555,6 +559,12 @@ class HttpSession:
             if not stream.done:
                 self._finish(stream)
         await self.connection.peer.close()  # handlers still running are cancelled
+        if forget:
+            await self.forget()
+
+    async def forget(self) -> None:
+        """Drop what the ended session left in the shared state: its events, and its entry in
+        the session directory (raises ``BackendUnavailable`` when the backend is away)."""
         if self.resumable or self._kept_events:
             await self.store.forget(self.id)
         if self.resumable:  # a POST without a session was never claimed
