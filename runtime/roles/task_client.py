@@ -33,10 +33,9 @@ from ..core.codec import convert
 from ..core.errors import INTERNAL_ERROR, MCPError
 from ..core.meta import META_CAPABILITIES
 from ..core.methods import MethodSpec, VariantSpec
-from ..core.tasks import TERMINAL
+from ..core.tasks import EXTENSION, EXTENSION_METHODS, STATUS_NOTIFICATION, TERMINAL
 from ..core.wire import as_object
 from .connection import DEFAULT, Default
-from .stateless_tasks import EXTENSION, EXTENSION_METHODS, STATUS_NOTIFICATION
 
 if TYPE_CHECKING:
     from .client import ClientBase
