@@ -61,8 +61,8 @@ MAX_POLL_MS: Final = 60_000
 """The longest polling interval followed (a task is looked at least once a minute)."""
 
 
-class CreatedTask(MCPStruct, kw_only=True, tag_field="resultType", tag="task"):
-    """The flat ``CreateTaskResult``: the server made the call a task (``resultType: "task"``)."""
+class _Task(MCPStruct, kw_only=True):
+    """The fields of a task the extension's messages share."""
 
     task_id: str = msgspec.field(name="taskId")
     status: str
@@ -74,16 +74,13 @@ class CreatedTask(MCPStruct, kw_only=True, tag_field="resultType", tag="task"):
     meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
 
 
-class TaskState(MCPStruct, kw_only=True):
+class CreatedTask(_Task, kw_only=True, tag_field="resultType", tag="task"):
+    """The flat ``CreateTaskResult``: the server made the call a task (``resultType: "task"``)."""
+
+
+class TaskState(_Task, kw_only=True):
     """A task as ``tasks/get`` answers it and ``notifications/tasks`` carries it."""
 
-    task_id: str = msgspec.field(name="taskId")
-    status: str
-    status_message: str | UnsetType = msgspec.field(default=UNSET, name="statusMessage")
-    created_at: str | UnsetType = msgspec.field(default=UNSET, name="createdAt")
-    last_updated_at: str | UnsetType = msgspec.field(default=UNSET, name="lastUpdatedAt")
-    ttl_ms: int | UnsetType | None = msgspec.field(default=UNSET, name="ttlMs")
-    poll_interval_ms: int | UnsetType = msgspec.field(default=UNSET, name="pollIntervalMs")
     result: dict[str, Any] | UnsetType = UNSET
     """The request's result once ``completed`` (JSON)."""
     error: dict[str, Any] | UnsetType = UNSET
@@ -91,7 +88,6 @@ class TaskState(MCPStruct, kw_only=True):
     input_requests: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="inputRequests")
     """What the server asks while ``input_required``, by key (answer with ``update_task``)."""
     result_type: str | UnsetType = msgspec.field(default=UNSET, name="resultType")
-    meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
 
     @property
     def terminal(self) -> bool:

@@ -17,25 +17,16 @@ from typing import Any
 import msgspec
 import pytest
 
-from generated._runtime.core.errors import MCPError
-from generated._runtime.roles.task_client import (
-    EXTENSION,
-    CreatedTask,
-    call_tool_task,
-    cancel_task,
-    get_task,
-    task_state,
-    update_task,
-)
-from generated._runtime.transports.stdio import spawn_server
-from generated.runtime import listen
+from generated import runtime
+from generated.runtime import MCPError, listen, spawn_server
 from generated.v2025_06_18 import Client as Client0618
 from generated.v2025_11_25 import Client as Client1125
 from generated.v2025_11_25 import types as t25
 from generated.v2026_07_28 import types as t
 from tests.bridge.test_bridge_roles import bridged
 from tests.bridge.test_bridge_stdio import BRIDGE, PYTHON, ROOT
-from tests.roles.test_task_client import Asker, Follower, TaskServer
+from tests.roles.test_stateless_tasks import JobServer
+from tests.roles.test_task_client import EXTENSION, Asker, Follower
 from tests.support.era_support import EraClient, Recorder
 from tests.support.http_support import bounded
 
@@ -62,20 +53,19 @@ def answer_to(wire: Recorder, frame: dict[str, Any]) -> dict[str, Any]:
 async def test_the_bridge_declares_the_extension_and_a_call_is_followed_through_it() -> None:
     """Discover shows the extension; an opted-in call_tool is a task upstream, followed to
     its result with the input answered through tasks/update, all forwarded."""
-    server = TaskServer()
+    server = JobServer()
     follower = Follower()
     async with bridged(server, follower) as wire:
         assert follower.their_capabilities["extensions"] == {EXTENSION: {}}
-        result = await follower.call_tool(name="ask")
-        assert result.content == [t.TextContent(text="hi {'name': 'Ada'}")]
+        result = await follower.call_tool(name="ask2")
+        assert result.content == [t.TextContent(text="Ada+Ada")]
         [call] = sent(wire, "tools/call")
         assert upstream_declared(call)
         assert answer_to(wire, call)["resultType"] == "task"
-        [update] = sent(wire, "tasks/update")
-        assert upstream_declared(update)
-        assert list(update["params"]["inputResponses"].values()) == [
-            {"action": "accept", "content": {"name": "Ada"}}
-        ]
+        updates = sent(wire, "tasks/update")
+        assert updates and all(upstream_declared(f) for f in updates)
+        answers = {k: v for f in updates for k, v in f["params"]["inputResponses"].items()}
+        assert answers == {key: {"action": "accept", "content": {"name": "Ada"}} for key in "ab"}
         assert sent(wire, "tasks/get")
 
 
@@ -83,28 +73,28 @@ async def test_the_bridge_declares_the_extension_and_a_call_is_followed_through_
 async def test_task_calls_and_task_ids_cross_the_bridge_untouched() -> None:
     """The CreateTaskResult is the upstream's; tasks/get, tasks/update, tasks/cancel are
     forwarded; a listen stream gets notifications/tasks of the ids the upstream honours."""
-    server = TaskServer()
+    server = JobServer()
     client = Asker()
     async with bridged(server, client) as wire:
-        created = await call_tool_task(client, "job", {})
-        assert isinstance(created, CreatedTask)
+        created = await runtime.call_tool_task(client, "job", {})
+        assert isinstance(created, runtime.CreatedTask)
         [call] = sent(wire, "tools/call")
         assert msgspec.to_builtins(created) == answer_to(wire, call)
-        assert (await get_task(client, created.task_id)).status == "working"
+        assert (await runtime.get_task(client, created.task_id)).status == "working"
         ids = ["no-such-task", created.task_id]
         async with listen(client, taskIds=ids) as stream:
             assert stream.honored == {"taskIds": [created.task_id]}
             server.release.set()
             method, params = await anext(aiter(stream))
         assert method == "notifications/tasks"
-        done = task_state(params)
+        done = runtime.task_state(params)
         assert (done.task_id, done.status) == (created.task_id, "completed")
         assert isinstance(done.result, dict)
         assert done.result["content"] == [{"type": "text", "text": "done"}]
-        await update_task(client, created.task_id, {"nobody": {}})
-        await cancel_task(client, created.task_id)
+        await runtime.update_task(client, created.task_id, {"nobody": {}})
+        await runtime.cancel_task(client, created.task_id)
         with pytest.raises(MCPError) as unknown:
-            await get_task(client, "no-such-task")
+            await runtime.get_task(client, "no-such-task")
         assert unknown.value.code == -32602
         for method in ("tasks/get", "tasks/update", "tasks/cancel"):
             assert all(upstream_declared(f) for f in sent(wire, method)), method
@@ -115,7 +105,7 @@ async def test_task_calls_and_task_ids_cross_the_bridge_untouched() -> None:
 async def test_a_stateless_client_without_the_extension_gets_sync_or_the_named_error() -> None:
     """Not declared downstream, not declared upstream: optional runs synchronously, required
     is the upstream's -32021 naming the extension; tasks/get is refused -32021 too."""
-    server = TaskServer()
+    server = JobServer()
     server.release.set()
     client = Asker()
     async with bridged(server, client) as wire:
@@ -135,7 +125,7 @@ async def test_an_initialize_era_client_gets_results_or_the_upstream_error(
 ) -> None:
     """The bridge never declares the extension upstream for it: an optional tool's result
     comes back; a required one's -32021 reaches the client with its name and data."""
-    server = TaskServer()
+    server = JobServer()
     server.release.set()
     client = client_type()
     async with bridged(server, client) as wire:
@@ -154,7 +144,7 @@ async def test_a_2025_11_25_task_request_is_refused_by_name() -> None:
     models, and nothing is sent upstream (the bridge declares no ``tasks``, so our typed
     client refuses ``call_tool_as_task`` itself: a plain call with ``task`` is sent)."""
     client = Client1125()
-    async with bridged(TaskServer(), client) as wire:
+    async with bridged(JobServer(), client) as wire:
         assert "tasks" not in client.their_capabilities
         with pytest.raises(MCPError) as refused:
             await client.call_tool(name="job", task=t25.TaskMetadata(ttl=60_000))
@@ -168,7 +158,7 @@ async def test_a_2025_11_25_task_request_is_refused_by_name() -> None:
 async def test_listen_with_task_ids_needs_the_extension_declared() -> None:
     """``taskIds`` without the extension in the request: -32021 from the bridge's server."""
     client = Asker()
-    async with bridged(TaskServer(), client):
+    async with bridged(JobServer(), client):
         requests = client.stateless
         assert requests is not None
         spec = client.methods["subscriptions/listen"]
@@ -200,7 +190,7 @@ async def test_through_the_mcpgen_bridge_command_over_stdio() -> None:
         )
         assert deleted.content == [t.TextContent(text="deleted: confirm-answer")]
         assert client.asked == ["elicitation/create"]
-        created = await asyncio.wait_for(call_tool_task(client, "failing_job"), 30)
-        assert isinstance(created, CreatedTask)
+        created = await asyncio.wait_for(runtime.call_tool_task(client, "failing_job"), 30)
+        assert isinstance(created, runtime.CreatedTask)
     finally:
         await client.close()

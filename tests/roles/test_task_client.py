@@ -13,64 +13,16 @@ from typing import Any
 
 import pytest
 
-from generated._runtime.core.errors import MCPError
-from generated._runtime.roles.task_client import (
-    EXTENSION,
-    CreatedTask,
-    TaskState,
-    call_tool_task,
-    cancel_task,
-    get_task,
-    task_state,
-    update_task,
-)
-from generated._runtime.roles.tasks import TaskSupport
-from generated._runtime.roles.taskstore import InMemoryTaskStore
-from generated.runtime import connect_http, listen
-from generated.v2026_07_28 import Client, Server, ServerContext
+from generated import runtime
+from generated.runtime import MCPError, connect_http, listen
+from generated.v2026_07_28 import Client
 from generated.v2026_07_28 import types as t
+from tests.roles.test_stateless_tasks import JobServer
 from tests.support.era_support import Recorder, served
 from tests.support.http_support import bounded, serve
 
 CAPS = "io.modelcontextprotocol/clientCapabilities"
-
-
-def form(message: str) -> t.ElicitRequestFormParams:
-    """A form elicitation asking for a name."""
-    schema = t.ElicitRequestFormParamsRequestedSchema(properties={"name": t.StringSchema()})
-    return t.ElicitRequestFormParams(message=message, requested_schema=schema)
-
-
-class TaskServer(Server):
-    """A held job, a tool asking a name through its task, a required one, a failing one."""
-
-    name = "task-server"
-
-    def __init__(self) -> None:
-        self.release = asyncio.Event()
-        self.stopped = asyncio.Event()
-        self.task_support = TaskSupport(
-            store=InMemoryTaskStore(),
-            tools={"job": "optional", "ask": "optional", "must": "required", "crash": "optional"},
-        )
-
-    async def call_tool(
-        self, params: t.CallToolRequestParams, ctx: ServerContext
-    ) -> t.CallToolResult:
-        """Run the named tool (any other: synchronously, "plain")."""
-        if params.name in ("job", "must"):
-            try:
-                await self.release.wait()
-            except asyncio.CancelledError:
-                self.stopped.set()
-                raise
-            return t.CallToolResult(content=[t.TextContent(text="done")])
-        if params.name == "ask":
-            answer = await ctx.elicit(params=form("name?"))
-            return t.CallToolResult(content=[t.TextContent(text=f"hi {answer.content}")])
-        if params.name == "crash":
-            raise MCPError(-32603, "it broke")
-        return t.CallToolResult(content=[t.TextContent(text="plain")])
+EXTENSION = "io.modelcontextprotocol/tasks"
 
 
 class Asker(Client):
@@ -107,19 +59,19 @@ def results_of(recorder: Recorder) -> list[dict[str, Any]]:
 async def test_an_opted_in_call_tool_follows_the_task_and_answers_its_input() -> None:
     """The typed call_tool gets a CreateTaskResult, polls tasks/get, answers inputRequests
     with the client's handler through tasks/update, and returns the typed result."""
-    server = TaskServer()
+    server = JobServer()
     async with served(server) as wire, Follower() as client:
         await client.connect(wire)
-        result = await client.call_tool(name="ask")
-        assert result == t.CallToolResult(content=[t.TextContent(text="hi {'name': 'Ada'}")])
+        result = await client.call_tool(name="ask2")
+        assert result == t.CallToolResult(content=[t.TextContent(text="Ada+Ada")])
         sent = requests_of(wire)
         methods = [f["method"] for f in sent]
         assert methods[:2] == ["server/discover", "tools/call"]
         assert "tasks/update" in methods and methods[-1] == "tasks/get"
         assert all(declared(f) for f in sent)
-        update = next(f for f in sent if f["method"] == "tasks/update")
-        key = next(iter(update["params"]["inputResponses"]))
-        assert update["params"]["inputResponses"][key]["content"] == {"name": "Ada"}
+        updates = [f["params"]["inputResponses"] for f in sent if f["method"] == "tasks/update"]
+        answers = {key: answer for update in updates for key, answer in update.items()}
+        assert answers == {key: {"action": "accept", "content": {"name": "Ada"}} for key in "ab"}
         assert any(r.get("resultType") == "task" for r in results_of(wire))
 
 
@@ -127,14 +79,14 @@ async def test_an_opted_in_call_tool_follows_the_task_and_answers_its_input() ->
 async def test_a_failed_task_raises_its_error_and_a_plain_tool_stays_plain() -> None:
     """A failed task's JSON-RPC error is raised; a tool the server runs synchronously answers
     at once; without the opt-in a required tool is refused with -32021."""
-    async with served(TaskServer()) as wire, Follower() as client:
+    async with served(JobServer()) as wire, Follower() as client:
         await client.connect(wire)
         with pytest.raises(MCPError) as failed:
             await client.call_tool(name="crash")
         assert (failed.value.code, failed.value.message) == (-32603, "it broke")
         plain = await client.call_tool(name="other")
         assert plain.content == [t.TextContent(text="plain")]
-    async with served(TaskServer()) as wire, Asker() as client:
+    async with served(JobServer()) as wire, Asker() as client:
         await client.connect(wire)
         with pytest.raises(MCPError) as refused:
             await client.call_tool(name="must")
@@ -145,14 +97,15 @@ async def test_a_failed_task_raises_its_error_and_a_plain_tool_stays_plain() -> 
 @bounded
 async def test_cancelling_a_followed_call_cancels_the_task() -> None:
     """A caller that gives up on call_tool sends tasks/cancel: the handler is stopped."""
-    server = TaskServer()
+    server = JobServer()
     async with served(server) as wire, Follower() as client:
         await client.connect(wire)
         call = asyncio.ensure_future(client.call_tool(name="job"))
         while not any(r.get("resultType") == "task" for r in results_of(wire)):
             await asyncio.sleep(0.01)
         call.cancel()
-        await server.stopped.wait()
+        while not server.stopped:
+            await asyncio.sleep(0.01)
         assert "tasks/cancel" in [f["method"] for f in requests_of(wire)]
 
 
@@ -160,28 +113,28 @@ async def test_cancelling_a_followed_call_cancels_the_task() -> None:
 async def test_the_task_calls_and_a_listen_stream_with_task_ids() -> None:
     """Without the opt-in: call_tool_task declares the extension for its call and returns the
     CreatedTask; get/update/cancel and notifications/tasks on a listen stream follow it."""
-    server = TaskServer()
+    server = JobServer()
     async with served(server) as wire, Asker() as client:
         await client.connect(wire)
-        created = await call_tool_task(client, "job", {})
-        assert isinstance(created, CreatedTask) and created.status == "working"
-        state = await get_task(client, created.task_id)
-        assert isinstance(state, TaskState) and state.status == "working"
+        created = await runtime.call_tool_task(client, "job", {})
+        assert isinstance(created, runtime.CreatedTask) and created.status == "working"
+        state = await runtime.get_task(client, created.task_id)
+        assert isinstance(state, runtime.TaskState) and state.status == "working"
         async with listen(client, taskIds=[created.task_id]) as stream:
             assert stream.honored == {"taskIds": [created.task_id]}
             server.release.set()
             method, params = await anext(aiter(stream))
         assert method == "notifications/tasks"
-        done = task_state(params)
+        done = runtime.task_state(params)
         assert done.status == "completed" and done.terminal
         assert isinstance(done.result, dict)
         assert done.result["content"] == [{"type": "text", "text": "done"}]
-        await cancel_task(client, created.task_id)  # an ended task: acknowledged again
-        await update_task(client, created.task_id, {"nobody": {}})  # unknown keys: ignored
+        await runtime.cancel_task(client, created.task_id)  # an ended task: acknowledged again
+        await runtime.update_task(client, created.task_id, {"nobody": {}})  # unknown keys: ignored
         with pytest.raises(MCPError) as unknown:
-            await get_task(client, "no-such-task")
+            await runtime.get_task(client, "no-such-task")
         assert unknown.value.code == -32602
-        plain = await call_tool_task(client, "other")
+        plain = await runtime.call_tool_task(client, "other")
         assert isinstance(plain, t.CallToolResult)
         assert plain.content == [t.TextContent(text="plain")]
         sent = requests_of(wire)
@@ -193,14 +146,15 @@ async def test_the_task_calls_and_a_listen_stream_with_task_ids() -> None:
 async def test_over_http_the_task_requests_carry_mcp_name() -> None:
     """Over Streamable HTTP the server checks Mcp-Name against taskId (-32020 otherwise):
     the followed call, get and cancel pass that check."""
-    server = TaskServer()
+    server = JobServer()
     async with serve(server) as (_, base), Follower() as client:
         await connect_http(client, f"{base}/mcp")
-        asked = await client.call_tool(name="ask")
-        assert asked.content == [t.TextContent(text="hi {'name': 'Ada'}")]
-        created = await call_tool_task(client, "job")
-        assert isinstance(created, CreatedTask)
-        assert (await get_task(client, created.task_id)).status == "working"
-        await cancel_task(client, created.task_id)
-        await server.stopped.wait()
-        assert (await get_task(client, created.task_id)).status == "cancelled"
+        asked = await client.call_tool(name="ask2")
+        assert asked.content == [t.TextContent(text="Ada+Ada")]
+        created = await runtime.call_tool_task(client, "job")
+        assert isinstance(created, runtime.CreatedTask)
+        assert (await runtime.get_task(client, created.task_id)).status == "working"
+        await runtime.cancel_task(client, created.task_id)
+        while not server.stopped:
+            await asyncio.sleep(0.01)
+        assert (await runtime.get_task(client, created.task_id)).status == "cancelled"
