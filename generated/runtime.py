@@ -9,9 +9,9 @@ implementation behind it and may change without notice.
 The HTTP names (``McpHttpApp``, ``HttpOptions``, ``serve_http``, ``run_http``,
 ``connect_http``, ``connect_http_auto``, ``MemoryEventStore``) load on first use and need the
 ``[http]`` extra: a server never imports the HTTP client library, and a stdio program imports
-neither. The 2026-07-28 names (``connect_auto``, ``listen``, ``ask``, ``begin_task`` ...) load
-on first use too, and so does the bridge (``run_bridge(converters.BRIDGE, Upstream(...))``,
-what ``mcpgen bridge`` runs).
+neither. The 2026-07-28 names (``connect_auto``, ``listen``, ``ask``, ``begin_task``, the tasks
+extension's ``call_tool_task``, ``get_task`` ...) load on first use too, and so does the
+bridge (``run_bridge(converters.BRIDGE, Upstream(...))``, what ``mcpgen bridge`` runs).
 
 Authorization (OAuth 2.1, the ``[auth]`` extra) is the ``auth`` module:
 ``from pkg.runtime import auth``, then ``auth.OAuthClient``, ``auth.ProtectedMcpApp`` ...; it
@@ -71,6 +71,15 @@ if TYPE_CHECKING:
     from ._runtime.roles.mrtr import ask
     from ._runtime.roles.stateless import CacheScope, cache_hints
     from ._runtime.roles.stateless_tasks import begin_task
+    from ._runtime.roles.task_client import (
+        CreatedTask,
+        TaskState,
+        call_tool_task,
+        cancel_task,
+        get_task,
+        task_state,
+        update_task,
+    )
     from ._runtime.transports.http.client import connect_http, connect_http_auto
     from ._runtime.transports.http.server import HttpOptions, McpHttpApp, run_http, serve_http
     from ._runtime.transports.http.session import EventStore, MemoryEventStore
@@ -88,6 +97,13 @@ _LAZY = {
     "cache_hints": "roles.stateless",
     "ask": "roles.mrtr",
     "begin_task": "roles.stateless_tasks",
+    "CreatedTask": "roles.task_client",
+    "TaskState": "roles.task_client",
+    "call_tool_task": "roles.task_client",
+    "cancel_task": "roles.task_client",
+    "get_task": "roles.task_client",
+    "task_state": "roles.task_client",
+    "update_task": "roles.task_client",
     "Bridge": "roles.bridge",
     "Downstream": "roles.bridge_run",
     "Upstream": "roles.bridge_run",
@@ -110,6 +126,7 @@ __all__ = [
     "ClientBase",
     "ConnectionClosed",
     "Context",
+    "CreatedTask",
     "Default",
     "Downstream",
     "EventStore",
@@ -131,6 +148,7 @@ __all__ = [
     "Subscription",
     "TaskRecord",
     "TaskSpec",
+    "TaskState",
     "TaskStore",
     "TaskSupport",
     "ToolError",
@@ -142,6 +160,8 @@ __all__ = [
     "auth",
     "begin_task",
     "cache_hints",
+    "call_tool_task",
+    "cancel_task",
     "connect_any",
     "connect_auto",
     "connect_http",
@@ -152,6 +172,7 @@ __all__ = [
     "decode",
     "encode",
     "extras",
+    "get_task",
     "listen",
     "memory_pair",
     "poll_task",
@@ -160,6 +181,8 @@ __all__ = [
     "serve_http",
     "spawn_server",
     "stdio_server",
+    "task_state",
+    "update_task",
     "with_extras",
 ]
 

@@ -30,6 +30,12 @@ RELATED_TASK: Final = "io.modelcontextprotocol/related-task"
 """The ``_meta`` key that ties a message to its task."""
 TASK_METHODS: Final = frozenset({"tasks/get", "tasks/result", "tasks/list", "tasks/cancel"})
 """The methods a task receiver answers from its task store."""
+EXTENSION: Final = "io.modelcontextprotocol/tasks"
+"""The 2026-07-28 tasks extension (SEP-2663), as declared under ``capabilities.extensions``."""
+EXTENSION_METHODS: Final = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
+"""The extension's requests (not in the revision's schema)."""
+STATUS_NOTIFICATION: Final = "notifications/tasks"
+"""The extension's status notification (on listen streams naming the task)."""
 
 
 @dataclass(frozen=True, slots=True)

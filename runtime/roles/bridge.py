@@ -31,13 +31,29 @@ from ..core.meta import META_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, MET
 from ..core.methods import MethodSpec
 from ..core.wire import as_object
 from .adapt import Steps, adapt_server
-from .bridge_listen import SessionSubscriptions, UpstreamListen, UpstreamSubscriptions
+from .bridge_listen import (
+    SessionSubscriptions,
+    UpstreamListen,
+    counted_upstream,
+    subscribe_upstream,
+)
 from .bridge_sessions import Call, Link, OpenLink, SessionLinks
-from .bridge_tasks import declared, refuse_tasks, task_method, task_of, task_refused
+from .bridge_tasks import (
+    declared,
+    forward_tasks,
+    forwarded_capabilities,
+    refuse_tasks,
+    task_method,
+    task_of,
+    task_refused,
+    with_capabilities,
+)
 from .client import ClientBase
 from .connection import implemented_handlers
 from .dispatch import Handler
 from .server import ServerBase, ServerContext
+from .stateless_tasks import declares_extension
+from .task_client import accepting_task
 
 __all__ = ["Bridge", "Revisions"]
 
@@ -123,6 +139,8 @@ class Bridge:
         self._sessions: SessionSubscriptions | None = None
         """A handshake upstream's subscriptions by downstream session (``resources/subscribe``)."""
         self._upstream: ClientBase[Any] | None = None
+        self._extension = False
+        """Whether the upstream has the tasks extension (its ``server/discover`` says so)."""
         self.served: list[ServerBase] = []
         """The server of the upstream's revision and its adapters: what to serve downstream."""
 
@@ -136,9 +154,11 @@ class Bridge:
     def attach(self, upstream: ClientBase[Any]) -> list[ServerBase]:
         """Take the connected upstream client; return the servers to serve downstream."""
         self._upstream = self._shared.client = upstream
+        theirs = upstream.their_capabilities
+        self._extension = upstream.stateless is not None and declares_extension(theirs)
         server = self._server()
         subscribe = _flag(upstream.their_capabilities.get("resources"), "subscribe")
-        counted = self._counted_upstream() if upstream.stateless is None and subscribe else None
+        counted = counted_upstream(upstream) if upstream.stateless is None and subscribe else None
         if counted is not None:  # sessions subscribe on the count (before the adapters copy)
             self._sessions = SessionSubscriptions(counted)
             self._subscriptions(server)
@@ -146,45 +166,22 @@ class Bridge:
             server, self.revisions.servers, self.revisions.steps, self.revisions.order
         )
         for adapter in adapted:
-            refuse_tasks(adapter, upstream.protocol_version)
+            refuse_tasks(adapter, upstream.protocol_version, self._extension)
         self.served = [server, *adapted]
         if upstream.stateless is not None and subscribe:
             server.resource_subscriptions = True  # type: ignore[attr-defined]
             for adapter in adapted:  # a session subscribes; the upstream has listen streams
                 self._subscriptions(adapter)
         elif counted is not None:  # a listen stream's URIs are subscribed to while it is open
-            self._subscribe_upstream(counted, [s for s in adapted if not s.FACTS.handshake])
+            subscribe_upstream(counted, [s for s in adapted if not s.FACTS.handshake])
+        if self._extension:
+            forward_tasks(server, upstream)
         return self.served
 
     def own_upstreams(self, open_link: OpenLink, limit: int) -> None:
         """Give each downstream handshake session its own upstream connection from now on
         (``open_link``; at most ``limit``): what the upstream asks reaches that session only."""
         self.sessions = SessionLinks(open_link, limit)
-
-    def _subscribe_upstream(
-        self, counted: UpstreamSubscriptions, stateless: list[ServerBase]
-    ) -> None:
-        """Subscribe a handshake upstream to the URIs the ``stateless`` servers' streams want."""
-        from .stateless import StatelessServer
-
-        for server in stateless:
-            counted.wrap(StatelessServer.of(server).listeners)
-
-    def _counted_upstream(self) -> UpstreamSubscriptions | None:
-        """A handshake upstream's ``resources/subscribe``, counted across downstream clients."""
-        upstream = self.upstream
-        subscribe = upstream.METHODS.get("resources/subscribe")
-        unsubscribe = upstream.METHODS.get("resources/unsubscribe")
-        if subscribe is None or unsubscribe is None:
-            return None
-
-        async def on(uri: str) -> None:
-            await upstream.request(subscribe, {"uri": uri})
-
-        async def off(uri: str) -> None:
-            await upstream.request(unsubscribe, {"uri": uri})
-
-        return UpstreamSubscriptions(on, off)
 
     def _subscriptions(self, server: ServerBase) -> None:
         """Answer a session's ``resources/subscribe``/``unsubscribe``: with the upstream listen
@@ -269,9 +266,9 @@ class Bridge:
         if ctx.incoming.progress_token is not None:
             progress = _progress(call)
         forwarded = outgoing(params)
-        spec = self._as_task(spec, params)
+        spec = self._as_task(spec, params, ctx)
         if self.upstream.stateless is not None:  # each request says what its client can answer
-            forwarded = _with_capabilities(forwarded, self.capabilities_of(ctx))
+            forwarded = with_capabilities(forwarded, self.capabilities_of(ctx))
         token = _CALL.set(call)
         try:
             sent = asyncio.ensure_future(
@@ -290,11 +287,17 @@ class Bridge:
                 sent.cancel()
                 await asyncio.gather(sent, return_exceptions=True)
 
-    def _as_task(self, spec: MethodSpec[Any, Any], params: Any) -> MethodSpec[Any, Any]:
+    def _as_task(
+        self, spec: MethodSpec[Any, Any], params: Any, ctx: ServerContext
+    ) -> MethodSpec[Any, Any]:
         """``spec`` as a task when ``params`` ask for one (``task``) and the upstream runs it
-        as one; refused by name when it does not (the task is never dropped)."""
+        as one; refused by name when it does not (the task is never dropped). A ``tools/call``
+        with the tasks extension forwarded: its ``CreateTaskResult`` is passed back."""
         if task_of(params) is None:
-            return spec
+            if not self._extension or spec.method != "tools/call":
+                return spec
+            forwarded = declares_extension(self.capabilities_of(ctx))
+            return accepting_task(spec) if forwarded else spec
         as_task = self.upstream.TASKS.get(spec.method)
         theirs = self.upstream.their_capabilities
         if as_task is None or not declared(theirs, as_task.capability):
@@ -307,8 +310,9 @@ class Bridge:
         theirs = ctx.facts.client_capabilities if ctx.facts is not None else None
         if theirs is None:
             theirs = ctx.connection.their_capabilities
+        same = ctx.facts is not None and ctx.facts.version == self.upstream.protocol_version
         ours = self.upstream.our_capabilities
-        return {name: value for name, value in theirs.items() if name in ours}
+        return forwarded_capabilities(theirs, ours, self._extension and same)
 
     def _links(self) -> list[Link]:
         """Every upstream connection: the shared one and the sessions' own."""
@@ -457,18 +461,6 @@ class Bridge:
             await self._sessions.close()
         if self._upstream is not None:
             await self._upstream.close()
-
-
-def _with_capabilities(params: Any, capabilities: dict[str, Any]) -> Any:
-    """``params`` whose ``_meta`` states ``capabilities`` as the client's."""
-    if params is None:
-        return {"_meta": {META_CAPABILITIES: capabilities}}
-    if isinstance(params, msgspec.Struct) and "meta" in params.__struct_fields__:
-        own = as_object(getattr(params, "meta"))  # noqa: B009 (a field of any params Struct)
-        meta = {} if own is None else dict(own)
-        meta[META_CAPABILITIES] = capabilities
-        return msgspec.structs.replace(params, meta=meta)
-    return params
 
 
 def _field(params: object, name: str, wire: str | None = None) -> Any:

@@ -14,6 +14,11 @@ listen stream subscribes upstream to its URIs while it is open (counted across s
 ``SessionSubscriptions`` does the same for handshake sessions' ``resources/subscribe`` on
 that upstream, on the same count: the first subscriber of a URI subscribes upstream, the last
 one gone unsubscribes, and each update goes only to the sessions subscribed to its URI.
+
+``TaskListens`` carries the tasks extension's ``taskIds``: a downstream listen stream naming
+task ids opens an upstream one naming them (declaring the extension) for as long as it runs;
+its acknowledgement is acknowledged downstream with the ids the upstream honours, and its
+``notifications/tasks`` are published to the downstream streams that named the task.
 """
 
 from __future__ import annotations
@@ -21,13 +26,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from ..core.errors import MCPError
+from ..core.wire import as_object
 from .stateless_client import StatelessRequests
-from .subscriptions import Filter, Listeners, Send
+from .subscriptions import TASK_STATUS, Filter, Listeners, Send
 
-__all__ = ["SessionSubscriptions", "UpstreamListen", "UpstreamSubscriptions"]
+if TYPE_CHECKING:
+    from .client import ClientBase
+    from .server import ServerBase
+
+__all__ = [
+    "SessionSubscriptions",
+    "TaskListens",
+    "UpstreamListen",
+    "UpstreamSubscriptions",
+    "counted_upstream",
+    "subscribe_upstream",
+]
 
 ACKNOWLEDGED: Final = "notifications/subscriptions/acknowledged"
 ACK_TIMEOUT_S: Final = 10.0
@@ -123,6 +140,52 @@ class UpstreamListen:
             await asyncio.gather(task, return_exceptions=True)
 
 
+class TaskListens:
+    """Downstream listen streams with ``taskIds``, each with its upstream stream for them."""
+
+    def __init__(self, requests: StatelessRequests) -> None:
+        self._requests = requests
+
+    def wrap(self, listeners: Listeners) -> None:
+        """Make ``listeners.listen`` open an upstream stream for the task ids it names."""
+        inner = listeners.listen
+
+        async def listen(
+            subscription_id: Any, wanted: Filter, supported: Any, send: Send
+        ) -> dict[str, Any]:
+            if not wanted.task_order:
+                return await inner(subscription_id, wanted, supported, send)
+            acked: asyncio.Future[list[str]] = asyncio.get_running_loop().create_future()
+
+            async def deliver(method: str, params: Any) -> None:
+                if method == ACKNOWLEDGED and not acked.done():
+                    agreed = as_object(params.get("notifications")) or {}
+                    honoured: object = agreed.get("taskIds")
+                    listed = cast("list[object]", honoured) if isinstance(honoured, list) else []
+                    acked.set_result([i for i in listed if isinstance(i, str)])
+                elif method == TASK_STATUS and isinstance(params.get("taskId"), str):
+                    await listeners.notify_task(params["taskId"], params)
+
+            ids = list(wanted.task_order)
+            upstream = asyncio.ensure_future(self._requests.listen({"taskIds": ids}, deliver))
+            try:
+                first = asyncio.FIRST_COMPLETED
+                await asyncio.wait((upstream, acked), timeout=ACK_TIMEOUT_S, return_when=first)
+                if not acked.done():  # refused upstream (its error, named), or silence
+                    failed = upstream.done() and not upstream.cancelled()
+                    failure = upstream.exception() if failed else None
+                    if failure is not None:
+                        raise failure
+                    raise MCPError(-32603, "the upstream server did not open a listen stream")
+                wanted = wanted.only_tasks(acked.result())
+                return await inner(subscription_id, wanted, supported, send)
+            finally:
+                upstream.cancel()
+                await asyncio.gather(upstream, return_exceptions=True)
+
+        listeners.listen = listen  # type: ignore[method-assign]
+
+
 class UpstreamSubscriptions:
     """A handshake upstream subscribed to the URIs of the downstream listen streams open."""
 
@@ -166,6 +229,30 @@ class UpstreamSubscriptions:
         self._count.pop(uri, None)
         with contextlib.suppress(Exception):  # the upstream may be gone already
             await self._unsubscribe(uri)
+
+
+def subscribe_upstream(counted: UpstreamSubscriptions, stateless: list[ServerBase]) -> None:
+    """Subscribe a handshake upstream to the URIs the ``stateless`` servers' streams want."""
+    from .stateless import StatelessServer
+
+    for server in stateless:
+        counted.wrap(StatelessServer.of(server).listeners)
+
+
+def counted_upstream(upstream: ClientBase[Any]) -> UpstreamSubscriptions | None:
+    """A handshake upstream's ``resources/subscribe``, counted across downstream clients."""
+    subscribe = upstream.METHODS.get("resources/subscribe")
+    unsubscribe = upstream.METHODS.get("resources/unsubscribe")
+    if subscribe is None or unsubscribe is None:
+        return None
+
+    async def on(uri: str) -> None:
+        await upstream.request(subscribe, {"uri": uri})
+
+    async def off(uri: str) -> None:
+        await upstream.request(unsubscribe, {"uri": uri})
+
+    return UpstreamSubscriptions(on, off)
 
 
 class SessionSubscriptions:

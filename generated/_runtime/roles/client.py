@@ -42,6 +42,7 @@ from .stateless_client import (
     StatelessRequests,
     probe,
 )
+from .task_client import declaring, extension_rows
 from .tasks import TaskSupport, attach_tasks, receivable, task_capabilities
 
 __all__ = [
@@ -115,6 +116,9 @@ class ClientBase(Connection, Generic[InitT]):
     """The requests that may run as tasks in this revision (generated), by wire name."""
     task_support: TaskSupport | None = None
     """Set to run the server's requests (sampling, elicitation) as tasks when it asks."""
+    tasks_extension: ClassVar[bool] = False
+    """Without a handshake: declare the tasks extension (``io.modelcontextprotocol/tasks``) in
+    every request, and follow a ``tools/call`` the server makes a task to its result."""
     tolerant: bool = True
     """Keep what the server sends beyond the revision (extra fields, unknown content kinds as
     ``Unknown``); ``False``: strict, drop such fields and refuse such members."""
@@ -155,6 +159,8 @@ class ClientBase(Connection, Generic[InitT]):
         if self.roots_list_changed and "roots" in caps:
             caps["roots"]["listChanged"] = True
         caps.update(task_capabilities(self.task_support, receivable(self.TASKS, "server")))
+        if self.tasks_extension and not self.FACTS.handshake:
+            caps = declaring(caps)
         return caps
 
     async def connect(
@@ -203,6 +209,7 @@ class ClientBase(Connection, Generic[InitT]):
         """Start a connection without a handshake and without probing (the server's
         capabilities are unknown: nothing is refused locally); return its request path."""
         self._open(transport, describe_close, Phase.STATELESS)
+        self.peer.session.methods = {**self.METHODS, **extension_rows()}  # the tasks extension
         self.our_capabilities = self.capabilities()
         self.their_capabilities = {
             spec.capability.split(".")[0]: {}
@@ -218,6 +225,7 @@ class ClientBase(Connection, Generic[InitT]):
             info,
             max_rounds=max_rounds,
             log_level=log_level,
+            tasks=self.tasks_extension,
         )
         return self.stateless
 

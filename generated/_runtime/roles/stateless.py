@@ -35,6 +35,7 @@ from ..core.meta import META_SERVER_INFO, MISSING_CLIENT_CAPABILITY
 from ..core.methods import MethodSpec
 from ..core.sealed import InvalidRequestState, StateSealer
 from ..core.session import Session
+from ..core.tasks import EXTENSION, STATUS_NOTIFICATION
 from ..core.transport import Transport
 from ..core.wire import Inbound, as_object, meta_of
 from .connection import (
@@ -52,8 +53,7 @@ from .mrtr import InvalidInputResponse, MissingClientCapability, with_rounds
 from .one_frame import Emit, OneFrame, Reply, RequestCheck, refused
 from .peer import Peer, ProgressCallback
 from .stateless_tasks import (
-    EXTENSION,
-    STATUS_NOTIFICATION,
+    ExtensionTasks,
     StatelessTasks,
     TaskStarter,
     declares_extension,
@@ -140,17 +140,10 @@ class StatelessServer:
         """Connections whose one frame is answered, for the next ``answer`` (fewer objects)."""
         self.tool_changes: list[Callable[[], None]] = []
         """Called when the tool list changes (the HTTP layer forgets its tool headers)."""
-        methods: dict[str, MethodSpec[Any, Any]] = dict(server.METHODS)
-        support = server.task_support
-        self.tasks: StatelessTasks | None = None
-        if support is not None:
-            self.tasks = StatelessTasks(support, self.result_types, self._task)
-            self.capabilities.setdefault("extensions", {})[EXTENSION] = {}
-            self.filters |= {"taskIds"}
-            for method in self.tasks.methods:
-                methods[method] = _extension_row(method, "request")
-            methods[STATUS_NOTIFICATION] = _extension_row(STATUS_NOTIFICATION, "notification")
-        self.methods: Mapping[str, MethodSpec[Any, Any]] = methods
+        self.methods: Mapping[str, MethodSpec[Any, Any]] = server.METHODS
+        self.tasks: ExtensionTasks | None = None
+        if server.task_support is not None:
+            self.take_tasks(StatelessTasks(server.task_support, self.result_types, self._task))
         self.handlers = self._handlers()
         self.hints: dict[str, tuple[int | None, CacheScope | None]] = {
             m: getattr(h, "__mcpgen_cache__", (None, None))
@@ -167,6 +160,18 @@ class StatelessServer:
             face = _FACES[server] = cls(server)
         face.serve_handshake_versions(handshake_versions)
         return face
+
+    def take_tasks(self, tasks: ExtensionTasks) -> None:
+        """Answer the tasks extension with ``tasks`` (this server's own, or the tasks of the
+        server a bridge forwards to), and declare it in ``server/discover``."""
+        self.tasks = tasks
+        self.capabilities.setdefault("extensions", {})[EXTENSION] = {}
+        self.filters |= {"taskIds"}
+        methods = dict(self.methods)
+        for method in tasks.methods:
+            methods[method] = _extension_row(method, "request")
+        methods[STATUS_NOTIFICATION] = _extension_row(STATUS_NOTIFICATION, "notification")
+        self.methods = methods
 
     def serve_handshake_versions(self, versions: Iterable[str]) -> None:
         """Name these handshake versions as supported too (one process serving both eras)."""

@@ -60,6 +60,7 @@ from .connection import Connection
 from .dispatch import dispatch_request
 from .peer import ProgressCallback
 from .subscriptions import ACKNOWLEDGED, SUBSCRIPTION_ID
+from .task_client import CreatedTask, accepting_task, accepts_task, declaring, follow
 
 log = logging.getLogger(__name__)
 
@@ -140,11 +141,15 @@ class StatelessRequests:
         *,
         max_rounds: int = DEFAULT_MAX_ROUNDS,
         log_level: str | None = None,
+        tasks: bool = False,
     ) -> None:
         self.conn = conn
         self.version = version
         self.max_rounds = max_rounds
         self.log_level = log_level
+        self.tasks = tasks
+        """Whether the client declares the tasks extension: a plain ``tools/call`` that the
+        server makes a task is followed to its end (``task_client.follow``)."""
         # Declared once, as initialize declares them: every request carries the same keys.
         self._capabilities = capabilities
         self._client_info = client_info
@@ -224,12 +229,16 @@ class StatelessRequests:
         timeout: float | None,
         progress: ProgressCallback[Any] | None,
     ) -> Any:
-        """Send a request, answer its input rounds, return its typed result."""
+        """Send a request, answer its input rounds, return its typed result (a task the server
+        made of a plain ``tools/call`` of a client declaring the tasks extension: followed)."""
         if not spec.input_required:
             return await self.send(spec, params, timeout, progress)
-        variant = asking(spec)
+        follows = self.tasks and spec.method == "tools/call" and not accepts_task(spec)
+        variant = asking(accepting_task(spec) if follows else spec)
         for _ in range(self.max_rounds):
             result = await self.send(variant, params, timeout, progress)
+            if follows and isinstance(result, CreatedTask):
+                return await follow(self, spec, result, timeout)
             if not isinstance(result, InputRequired):
                 return result
             params = await self._next_round(params, result)
@@ -255,6 +264,14 @@ class StatelessRequests:
             body["requestState"] = state
         return body
 
+    async def answer_json(self, requests: Mapping[str, Any]) -> dict[str, Any]:
+        """Answer input requests given as JSON (a task's ``inputRequests``), by key."""
+        try:
+            asked = {key: convert(value, InputRequest) for key, value in requests.items()}
+        except msgspec.ValidationError as exc:
+            raise MCPError(INVALID_PARAMS, f"the server asked with a bad request: {exc}") from None
+        return await self._answer(asked)
+
     async def _answer(self, requests: Mapping[str, InputRequest]) -> dict[str, Any]:
         """Answer every question at once with the client's handlers (through ``dispatch``)."""
 
@@ -278,7 +295,10 @@ class StatelessRequests:
         ends it (its typed result) or the caller cancels it (``notifications/cancelled``)."""
         spec = self.conn.methods["subscriptions/listen"]
         listener = _Listener(deliver)
-        params = {"notifications": dict(notifications)}
+        params: dict[str, Any] = {"notifications": dict(notifications)}
+        if "taskIds" in notifications:  # the tasks extension's filter: declare it for this one
+            caps = as_object(self._capabilities) or {}
+            params["_meta"] = {META_CAPABILITIES: declaring(caps)}
         call: asyncio.Future[Any] | None = None
         try:
             async with self._open_lock:  # one listen awaits its acknowledgement at a time
@@ -307,7 +327,12 @@ class StatelessRequests:
 
     async def route(self, notification: Notification) -> bool:
         """Hand a listen stream's notification to its listener; False when it is none's."""
-        meta: object = getattr(notification.params, "meta", None)
+        params: object = notification.params
+        meta: object = (
+            cast(dict[str, Any], params).get("_meta")
+            if isinstance(params, dict)  # a runtime row's params (the tasks extension's)
+            else getattr(params, "meta", None)
+        )
         if not isinstance(meta, dict) or SUBSCRIPTION_ID not in meta:
             return False
         key: object = cast(dict[str, Any], meta)[SUBSCRIPTION_ID]

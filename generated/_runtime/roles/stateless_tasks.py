@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 import msgspec
 
 from ..core.codec import convert
 from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 from ..core.events import Request
-from ..core.tasks import TERMINAL
+from ..core.tasks import EXTENSION, EXTENSION_METHODS, TERMINAL
 from ..core.wire import as_object, meta_of
 from .connection import RequestContext, RequestFacts, client_capabilities
 from .dispatch import Handler
@@ -37,9 +37,6 @@ from .mrtr import INPUT_CAPABILITY, InvalidInputResponse, MissingClientCapabilit
 from .taskstore import TaskRecord
 from .taskwork import TaskWork
 
-EXTENSION: Final = "io.modelcontextprotocol/tasks"
-STATUS_NOTIFICATION: Final = "notifications/tasks"
-EXTENSION_METHODS: Final = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
 MAX_INPUT_REQUESTS: Final = 1024
 """Most input requests one task may issue over its lifetime (keys are never reused)."""
 
@@ -49,6 +46,34 @@ calls ``begin_task`` (after the MRTR rounds it needs)."""
 Call = Callable[[], Awaitable[Any]]
 Publish = Callable[[TaskRecord, dict[str, Any]], Awaitable[None]]
 """Sends a task's new state (``notifications/tasks`` params) to those listening for it."""
+
+
+class ExtensionTasks(Protocol):
+    """What answers a stateless server's tasks extension: its own tasks (``StatelessTasks``)
+    or, in a bridge, those of the server it forwards to (``bridge_tasks.ForwardedTasks``)."""
+
+    methods: frozenset[str]
+    """The extension's requests it answers."""
+
+    def plan(self, method: str, tool: object, params: object) -> Plan:
+        """How a call of ``tool`` runs."""
+        ...
+
+    async def run(
+        self, plan: Plan, method: str, call: Call, facts: RequestFacts
+    ) -> tuple[dict[str, Any] | None, Any]:
+        """Run a call that may become a task."""
+        ...
+
+    async def owned(self, task_ids: list[str]) -> list[str]:
+        """The ids among ``task_ids`` the requestor may listen to."""
+        ...
+
+    async def answer(
+        self, method: str, params: Mapping[str, Any], capabilities: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """Answer ``tasks/get``, ``tasks/update`` or ``tasks/cancel``."""
+        ...
 
 
 def missing_extension() -> MissingClientCapability:
@@ -284,7 +309,7 @@ class TaskStarter:
     """The tasks extension's hook in ``dispatch.py`` for one connection: a call that may
     become a task runs through ``StatelessTasks.run`` (as ``TaskRunner`` does with a handshake)."""
 
-    def __init__(self, tasks: StatelessTasks, context: Callable[[Request], RequestContext]) -> None:
+    def __init__(self, tasks: ExtensionTasks, context: Callable[[Request], RequestContext]) -> None:
         self.tasks = tasks
         self.context = context
 
