@@ -8,14 +8,16 @@ decoding is still made, with the same code, whatever the frame's size and alphab
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
+import msgspec
 import pytest
 
 from generated._runtime.core.errors import INVALID_REQUEST, PARSE_ERROR, RemoteProtocolError
 from generated._runtime.core.frame_guard import (
     DEFAULT_MAX_DEPTH,
     decode_untyped,
+    frame_problem,
     nesting_depth,
     too_deep,
 )
@@ -210,3 +212,61 @@ def test_broken_utf8_in_a_raw_part_of_a_short_frame_is_a_parse_error() -> None:
     assert len(good) < 2 * DEFAULT_MAX_DEPTH and type(client_reads(good)) is not Malformed
     message = client_reads(good.replace("東京".encode(), b"\xe6\x9d", 1))
     assert type(message) is Malformed and message.error.code == PARSE_ERROR
+
+
+class _Forbids(msgspec.Struct, forbid_unknown_fields=True):
+    """A Struct refusing unknown members, as every one-pass type does."""
+
+    a: Any = None
+
+
+class _Ignores(msgspec.Struct):
+    """A Struct skipping unknown members (never a one-pass type)."""
+
+    a: Any = None
+
+
+class _Version(msgspec.Struct):
+    """A member matched against a constant, as ``jsonrpc`` is in the one pass."""
+
+    v: Literal["2.0"]
+
+
+BROKEN = b"\xed\xa0\x80"
+"""An encoded surrogate: not UTF-8 (the subtlest case ``bytes.decode`` refuses)."""
+
+
+@pytest.mark.parametrize(
+    ("frame", "tp"),
+    [
+        (b'{"a":"x' + BROKEN + b'"}', Any),
+        (b'{"a":"\\n' + BROKEN + b'"}', Any),
+        (b'{"' + BROKEN + b'":1}', Any),
+        (b'{"\\n' + BROKEN + b'":1}', Any),
+        (b'{"' + BROKEN + b'":1}', _Forbids),
+        (b'{"v":"' + BROKEN + b'"}', _Version),
+    ],
+    ids=["value", "escaped-value", "key", "escaped-key", "unknown-key", "constant"],
+)
+def test_msgspec_checks_the_utf8_of_every_string_it_reads(frame: bytes, tp: Any) -> None:
+    """What the guard leaves to msgspec after the one pass: every string it decodes or
+    matches (values, keys, unknown keys of a Struct refusing them, constants) is checked."""
+    with pytest.raises(UnicodeDecodeError):
+        msgspec.json.decode(frame, type=tp)
+
+
+@pytest.mark.parametrize(
+    ("frame", "tp"),
+    [(b'{"b":"' + BROKEN + b'"}', _Ignores), (b'{"a":"' + BROKEN + b'"}', msgspec.Raw)],
+    ids=["skipped-member", "raw-part"],
+)
+def test_msgspec_leaves_skipped_and_raw_parts_unchecked(frame: bytes, tp: Any) -> None:
+    """Why one-pass types refuse unknown members and the guard checks raw parts itself."""
+    msgspec.json.decode(frame, type=tp)
+    assert frame_problem(frame) is not None
+
+
+def test_msgspec_refuses_no_nesting_below_the_recursion_limit() -> None:
+    """Why the guard counts depth itself: msgspec decodes far past the bound."""
+    levels = 4 * DEFAULT_MAX_DEPTH
+    assert msgspec.json.decode(b"[" * levels + b"]" * levels) is not None

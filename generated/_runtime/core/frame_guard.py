@@ -22,7 +22,7 @@ import re
 from array import array
 from collections.abc import Iterable
 from itertools import accumulate
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import msgspec
 from msgspec import UNSET
@@ -161,21 +161,22 @@ def _walked_depth(value: Any, limit: int, budget: int) -> bool | None:
 
     Structs and dicts count as objects, lists as arrays; a ``Raw`` part is counted on its bytes.
     """
-    stack: list[tuple[object, int]] = [(value, 1)]
+    stack: list[tuple[Any, int]] = [(value, 1)]
     pop, push = stack.pop, stack.append
+    astuple = msgspec.structs.astuple
+    raw, containers, struct_meta = msgspec.Raw, _CONTAINERS, _STRUCT_META
     while stack:
-        item, level = pop()
-        kind = type(item)
-        children: Iterable[object]
+        item, level = pop()  # ``Any``: no ``cast`` (a Python call) per container
+        kind = item.__class__
+        children: Iterable[Any]
         if kind is dict:
-            children = cast("dict[str, object]", item).values()
+            children = item.values()
         elif kind is list:
-            children = cast("list[object]", item)
-        elif type(kind) is _STRUCT_META:
-            fields: tuple[object, ...] = msgspec.structs.astuple(cast(msgspec.Struct, item))
-            children = fields
-        elif kind is msgspec.Raw:
-            if too_deep(bytes(cast(msgspec.Raw, item)), limit - level + 1):
+            children = item
+        elif type(kind) is struct_meta:
+            children = astuple(item)
+        elif kind is raw:
+            if too_deep(bytes(item), limit - level + 1):
                 return True
             continue
         else:
@@ -186,8 +187,8 @@ def _walked_depth(value: Any, limit: int, budget: int) -> bool | None:
         if budget < 0:
             return None
         for child in children:
-            child_kind = type(child)
-            if child_kind in _CONTAINERS or type(child_kind) is _STRUCT_META:
+            child_kind = child.__class__
+            if child_kind in containers or type(child_kind) is struct_meta:
                 push((child, level + 1))
     return False
 

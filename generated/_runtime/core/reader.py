@@ -219,12 +219,12 @@ def request_params(
             if token is UNSET:  # a _meta without a token (every stateless request's)
                 return params, None
         return params, _token_of(params)
+    if kind is UnsetType and not spec.params_required:  # before the Struct check (~10x slower)
+        return None, None
     if kind is dict and spec.params is not None:  # dict-typed params, decoded in the one pass
         return params, _token_of(params) if "_meta" in params else None
     if isinstance(params, msgspec.Struct):  # decoded in the one pass (a subclass: extras)
         return params, _token_of(params) if keeps_meta(kind) else None
-    if params is UNSET and not spec.params_required:
-        return None, None
     decoded = read_params(spec, params, tolerant=tolerant)
     if spec.params is not None and keeps_meta(spec.params):
         return decoded, _token_of(decoded)
