@@ -9,7 +9,9 @@ beside the official SDK's client and server directly and the raw floors: an NDJS
 with msgspec (bench/peers/raw_echo.py), and the same pair through a minimal line relay
 (bench/peers/raw_relay.py), whose ratio is what one more process and hop costs at the least.
 The floors move bytes as ours do (uvloop in the spawned processes when it is installed, the
-same pipes and read size). Medians of ``ROUNDS`` rounds, the runs alternating. Beside the
+same pipes and read size). Medians of ``ROUNDS`` rounds, the runs alternating (each round
+in the reverse order of the one before, so the bridge runs as often just before its direct
+baseline as just after it, and whatever a run leaves behind falls on both). Beside the
 latencies and their ratios (also the median of each round's own ratio), the CPU the child
 process spent per call (``bench/cpu.py``: the server directly,
 the bridge or relay process through it), which the machine's load changes much less than the
@@ -128,9 +130,11 @@ async def main() -> None:
     }
     load = os.getloadavg()
     got: dict[str, list[float]] = {name: [] for name in runs}
+    order = list(runs.items())
     for _ in range(ROUNDS):
-        for name, run in runs.items():
+        for name, run in order:
             got[name].append(await run())
+        order.reverse()  # every run in both places of a round: no side always follows another
     us = {name: statistics.median(values) for name, values in got.items()}
     print(f"stdio tools/call latency, sequential, median of {ROUNDS} rounds of {CALLS} calls:")
     for name, value in us.items():

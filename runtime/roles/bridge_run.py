@@ -4,7 +4,7 @@
 any client does (``connect_auto``: ``server/discover``, else ``initialize`` among the handshake
 revisions, newest first). ``run_bridge`` then serves the bridge downstream over this
 process's stdio (a client of the upstream's revision has its frames relayed as they are:
-``bridge_relay.py``) or over Streamable HTTP at an address (a bearer check or none), logs one
+``bridge_stdio.py``) or over Streamable HTTP at an address (a bearer check or none), logs one
 line per downstream session, and returns when the downstream side goes away (its upstream
 closed), or raises ``UpstreamGone`` when the upstream server does (requests in flight are
 answered with an error first).
@@ -25,8 +25,8 @@ from ..core.frame_guard import DEFAULT_MAX_DEPTH
 from ..core.transport import Transport
 from ..transports.stdio import spawn_server, stdio_server
 from .bridge import Bridge, Revisions
-from .bridge_relay import serve_stdio
 from .bridge_sessions import Link
+from .bridge_stdio import serve_stdio
 from .bridge_tap import UpstreamTap
 from .client import ClientBase
 from .connect import connect_auto
@@ -125,7 +125,7 @@ async def connect_upstream(
     """Connect to the upstream in whatever revision it speaks; attach it to ``bridge``.
 
     ``relayable``: a stdio upstream is watched (``UpstreamTap``), so that a stdio client of
-    its revision can have its frames relayed as they are (``bridge_relay.serve_stdio``).
+    its revision can have its frames relayed as they are (``bridge_stdio.serve_stdio``).
     """
     stateless, handshake = _clients(bridge)
     if upstream.url is not None:

@@ -103,10 +103,17 @@ class LineReader(asyncio.Protocol):
                 line = data.strip()
                 if not line:
                     return
-                if self._take is not None and not self._busy and not self._queue:
-                    self._run(line)  # the reader is free: taken at once
-                else:
+                take = self._take
+                if take is None or self._busy or self._queue:
                     self._frame(line)
+                    return
+                try:  # the reader is free: taken at once (``_run``, one call less per frame)
+                    waiting = take(line)
+                except Exception as exc:  # the reader stopped (its connection closed)
+                    self._stop(exc)
+                    return
+                if waiting is not None:
+                    self._hold(waiting)
                 return
         if self._skipped is not None:
             end = data.find(b"\n")
@@ -244,8 +251,12 @@ class LineReader(asyncio.Protocol):
             self._stop(exc)
             return
         if waiting is not None:
-            self._busy = True
-            waiting.add_done_callback(self._taken)
+            self._hold(waiting)
+
+    def _hold(self, waiting: asyncio.Future[None]) -> None:
+        """A frame's ``take`` waits: the next frames wait until it is done."""
+        self._busy = True
+        waiting.add_done_callback(self._taken)
 
     def _taken(self, done: asyncio.Future[None]) -> None:
         self._busy = False
@@ -358,8 +369,9 @@ class PipeWriter(asyncio.BaseProtocol):
 class WritesNow(Protocol):
     """A transport that writes a message at once, outside a coroutine (``LineTransport``)."""
 
-    def write_now(self, message: Outbound) -> Coroutine[Any, Any, None] | None:
-        """Write ``message`` now: None, or (the pipe full) what to await before the next write."""
+    def write_now(self, message: Outbound | bytes) -> Coroutine[Any, Any, None] | None:
+        """Write ``message`` (or a frame as bytes) now: None, or (the pipe full) what to await
+        before the next write."""
         ...
 
 

@@ -1,10 +1,8 @@
 # Copied by mcpgen 0.1.0 from its runtime. Do not edit.
 """The bridge's same-revision path: frames relayed as they came, not converted.
 
-When a stdio client's ``initialize`` asks for the very revision a handshake upstream (over
-stdio) already speaks, nothing needs converting, so ``serve_stdio`` relays bytes instead of
-serving the typed bridge: the client's ``initialize`` is answered with the upstream's own
-answer to the bridge's (its result as it came, the client's id), the client's
+A stdio client asking for the revision its handshake upstream speaks (``bridge_stdio.py``
+chooses) has every frame after its ``initialize`` relayed by ``Relay``: the client's
 ``notifications/initialized`` is dropped (the upstream had the bridge's), and every other
 frame goes through unchanged, unknown fields and all. Each frame is still read: one
 decode of the envelope, params and results kept raw. What the client sends passes the
@@ -18,9 +16,7 @@ upstream for all. The ids the bridge itself used upstream (the probe, ``initiali
 (or with a string id in the bridge's own form) goes upstream under another id, mapped back
 on its answer and its cancellation. The upstream going away answers the requests in flight
 with -32603 before the bridge ends; the client closing its input waits (a bound) for
-the answers in flight. Any other client (another revision, the other era, a first frame
-that is not ``initialize``, a revision with batches) gets the converting bridge as before.
-"""
+the answers in flight."""
 
 from __future__ import annotations
 
@@ -38,34 +34,24 @@ from ..core.frame_guard import DEFAULT_MAX_DEPTH, decoded_problem, shape_problem
 from ..core.lifecycle import gate
 from ..core.message import WireId
 from ..core.transport import PushesFrames, Transport
-from ..core.wire import (
-    ENCODER,
-    ENVELOPE_DECODER,
-    Envelope,
-    Inbound,
-    Outbound,
-    OutError,
-    OutResult,
-    as_id,
-    parse,
-)
+from ..core.wire import ENCODER, Envelope, Inbound, OutError, as_id, outbound, parse
 from ..transports.lines import WritesNow
-from .bridge_tap import DECODE_ERRORS, Replay, UpstreamTap
+from .bridge_tap import DECODE_ERRORS, UpstreamTap
 from .connection import LOG_LEVELS, reaches
-from .era import serve
 from .handshake import DEFAULT_LOG_LEVEL
 from .peer import DRAIN_TIMEOUT_S
 
 if TYPE_CHECKING:
-    from .bridge import Bridge
     from .client import ClientBase
 
-__all__ = ["Relay", "serve_stdio"]
+__all__ = ["Relay", "guarded", "with_member"]
 
 LOG: Final = logging.getLogger(__name__)
 OWN_IDS: Final = "mcpgen-bridge:"
 """The prefix of the ids a client request goes upstream under when its own cannot go."""
 _MISSING: Final[Any] = object()
+_NOTED: Final = frozenset({"initialize", "logging/setLevel"})
+"""Client requests the relay does more with than pass them on (refused; the level noted)."""
 
 
 class _Strict(Envelope, forbid_unknown_fields=True, gc=False):
@@ -98,13 +84,6 @@ class _Head(msgspec.Struct, gc=False):
     params: Raw | UnsetType = UNSET
 
 
-class _Hello(msgspec.Struct):
-    """What the first frame's ``initialize`` params decide the path on."""
-
-    protocolVersion: object = None
-    capabilities: object = None
-
-
 class _Level(msgspec.Struct):
     """The ``level`` of ``logging/setLevel`` and ``notifications/message`` params."""
 
@@ -120,14 +99,14 @@ class _Cancel(msgspec.Struct):
 _SENT: Final = msgspec.json.Decoder(_Sent)
 _STRICT: Final = msgspec.json.Decoder(_Strict)
 _HEAD: Final = msgspec.json.Decoder(_Head)
-_HELLO: Final = msgspec.json.Decoder(_Hello)
 _LEVEL: Final = msgspec.json.Decoder(_Level)
 _CANCEL: Final = msgspec.json.Decoder(_Cancel)
 _MEMBERS: Final = msgspec.json.Decoder(dict[str, Raw])
 
 Pending = asyncio.Task[None] | None
 """What relaying a frame still waits for: a write to a full pipe (None: nothing)."""
-Writer = Callable[[Outbound], Awaitable[None] | None]
+Writer = Callable[[bytes], Awaitable[None] | None]
+"""Writes one frame: None, or (the pipe full) what to wait for before the next write."""
 
 
 def guarded(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Envelope | Inbound:
@@ -160,16 +139,18 @@ def with_member(frame: bytes, name: str, value: object) -> bytes:
     return ENCODER.encode(members)
 
 
-def _error(id_: RequestId | None, code: int, message: str, data: Any = UNSET) -> Outbound:
+def _error(id_: RequestId | None, code: int, message: str, data: Any = UNSET) -> bytes:
     """An error response, ready to write."""
-    frame = ENCODER.encode(OutError("2.0", id_, ErrorObject(code, message, data)))
-    return Outbound(frame, "response", ids=() if id_ is None else (id_,))
+    return ENCODER.encode(OutError("2.0", id_, ErrorObject(code, message, data)))
 
 
 def _writer(transport: Transport) -> Writer:
-    """How to write to ``transport``: at once where it can (``WritesNow``), else by its
-    ``write`` (then every frame waits on its coroutine)."""
-    return transport.write_now if isinstance(transport, WritesNow) else transport.write
+    """How to write a frame to ``transport``: as bytes at once where it can (``WritesNow``:
+    no ``Outbound`` made per frame), else by its ``write`` (the frame described by parsing it,
+    and every frame waiting on its coroutine)."""
+    if isinstance(transport, WritesNow):
+        return transport.write_now
+    return lambda frame: transport.write(outbound(frame))
 
 
 async def _finish(pending: Awaitable[None]) -> None:
@@ -248,7 +229,20 @@ class Relay:
             if (len(frame) <= self._short and frame.isascii()) or not decoded_problem(
                 sent, frame, self.max_depth
             ):
-                return self._client_message(sent.id, sent.method, sent.params, frame)
+                wire_id, flight = sent.id, self._flight
+                if (
+                    type(wire_id) is int
+                    and wire_id not in flight
+                    and wire_id not in self.reserved
+                    and sent.method not in _NOTED
+                ):  # most frames: a request upstream as it came (``_client_message`` in short)
+                    flight[wire_id] = wire_id
+                    try:
+                        full = self._up_now(frame)
+                    except ConnectionClosed:
+                        return None
+                    return None if full is None else _later(full)
+                return self._client_message(wire_id, sent.method, sent.params, frame)
         env = guarded(frame, self.max_depth)
         if isinstance(env, Inbound):
             return self._refuse_inbound(env)
@@ -259,8 +253,7 @@ class Relay:
         method = env.method
         if type(method) is str:
             return self._client_message(env.id, method, env.params, frame)
-        # an answer to the upstream's request
-        return self._up(Outbound(frame, "response", ids=() if id_ is None else (id_,)))
+        return self._up(frame)  # an answer to the upstream's request
 
     def _client_message(
         self, id_: WireId, method: str, params: Raw | UnsetType, frame: bytes
@@ -272,7 +265,7 @@ class Relay:
                 return None
             if method == "notifications/cancelled":
                 frame = self._cancelled(params, frame)
-            return self._up(Outbound(frame, "notification", method))
+            return self._up(frame)
         if method == "initialize":
             return self._refuse(
                 "Invalid request: initialize was already sent on this connection", id_
@@ -286,7 +279,7 @@ class Relay:
         if sent != id_:
             frame = with_member(frame, "id", sent)
         flight[sent] = id_
-        return self._up(Outbound(frame, "request", method, (sent,)))
+        return self._up(frame)
 
     def _cancelled(self, params: Raw | UnsetType, frame: bytes) -> bytes:
         """A cancellation, naming the request as it went upstream; it is in flight no more."""
@@ -353,7 +346,7 @@ class Relay:
         method, sent = head.method, head.id
         if type(method) is not str:  # an answer: to the client under its id, unless cancelled
             if sent is None or sent is UNSET:  # an error about no request: the client may read it
-                return self._down(Outbound(frame, "response"))
+                return self._down(frame)
             client_id = self._flight.pop(sent, _MISSING)
             if client_id is _MISSING:
                 return None
@@ -365,10 +358,14 @@ class Relay:
                 except DECODE_ERRORS as exc:
                     LOG.info("an answer from the upstream could not be read: %s", exc)
                     return None
-            return self._down(Outbound(frame, "response", ids=(client_id,)))
+            try:  # (``_down`` in short: most frames)
+                full = self._down_now(frame)
+            except ConnectionClosed:
+                return None
+            return None if full is None else _later(full)
         if sent is UNSET:
             if method != "notifications/message" or self._shown(head.params):
-                return self._down(Outbound(frame, "notification", method))
+                return self._down(frame)
             return None
         return self._server_request(method, as_id(sent), frame)
 
@@ -392,7 +389,7 @@ class Relay:
                 spec, ours=self.server_capabilities, theirs=self.client_capabilities, sending=True
             )
         if why is None:
-            return self._down(Outbound(frame, "request", method, () if id_ is None else (id_,)))
+            return self._down(frame)
         LOG.info("not forwarded downstream: %s", why)
         return self._up(_error(id_, INTERNAL_ERROR, why))
 
@@ -420,18 +417,18 @@ class Relay:
 
     # -- writing ---------------------------------------------------------------------------------
 
-    def _down(self, message: Outbound) -> Pending:
+    def _down(self, frame: bytes) -> Pending:
         """Write to the client (gone: its input ends too, which ends the relay)."""
         try:
-            full = self._down_now(message)
+            full = self._down_now(frame)
         except ConnectionClosed:
             return None
         return None if full is None else _later(full)
 
-    def _up(self, message: Outbound) -> Pending:
+    def _up(self, frame: bytes) -> Pending:
         """Write to the upstream (gone: the tap meets the end of its output, and answers)."""
         try:
-            full = self._up_now(message)
+            full = self._up_now(frame)
         except ConnectionClosed:
             return None
         return None if full is None else _later(full)
@@ -441,60 +438,3 @@ def _why(inbound: Inbound) -> str:
     """What made a transport refuse a frame."""
     malformed = inbound.malformed
     return malformed.error.message if malformed is not None else "not one message"
-
-
-def _hello(
-    frame: bytes | Inbound | None, upstream: ClientBase[Any], max_depth: int
-) -> Envelope | None:
-    """The client's ``initialize`` when it asks for the upstream's revision, else None."""
-    if type(frame) is not bytes:
-        return None
-    env = guarded(frame, max_depth)
-    if isinstance(env, Inbound) or env.method != "initialize" or shape_problem(env) is not None:
-        return None
-    if as_id(env.id) is None or type(env.params) is not Raw:
-        return None
-    try:
-        hello = _HELLO.decode(env.params)
-    except DECODE_ERRORS:
-        return None
-    return env if hello.protocolVersion == upstream.protocol_version else None
-
-
-def _capabilities(env: Envelope) -> dict[str, Any]:
-    """The capabilities the client's ``initialize`` declares."""
-    declared = _HELLO.decode(env.params).capabilities  # type: ignore[arg-type]
-    return declared if isinstance(declared, dict) else {}  # pyright: ignore[reportUnknownVariableType]
-
-
-async def serve_stdio(
-    bridge: Bridge, transport: Transport, max_depth: int = DEFAULT_MAX_DEPTH
-) -> None:
-    """Serve one stdio client: relayed when it asks for the upstream's revision, else converted."""
-    upstream = bridge.upstream
-    tap = upstream.peer.transport
-    relayable = (
-        isinstance(tap, UpstreamTap)
-        and upstream.stateless is None
-        and upstream.FACTS.handshake
-        and not upstream.FACTS.batch
-    )
-    first = await transport.read() if relayable else None
-    hello = _hello(first, upstream, max_depth) if relayable else None
-    if hello is None or not isinstance(tap, UpstreamTap) or tap.initialize_answer is None:
-        if isinstance(tap, UpstreamTap):
-            tap.seal()
-            upstream.peer.transport = tap.inner  # the typed client reads it directly again
-        await serve(Replay(transport, first) if relayable else transport, bridge.served, max_depth)
-        return
-    answer = ENVELOPE_DECODER.decode(tap.initialize_answer).result
-    relay = Relay(transport, tap, upstream, _capabilities(hello), max_depth)
-    tap.relay_to(relay)
-    client_id = as_id(hello.id)
-    assert client_id is not None
-    frame = ENCODER.encode(OutResult("2.0", client_id, answer))
-    await transport.write(Outbound(frame, "response", ids=(client_id,)))
-    if bridge.on_session is not None:
-        bridge.on_session(upstream.protocol_version)
-    LOG.debug("relaying frames as they are: client and server speak %s", upstream.protocol_version)
-    await relay.run()

@@ -189,6 +189,27 @@ async def test_a_waiting_take_holds_the_next_frames_and_a_full_queue_pauses_read
     await asyncio.wait_for(task, STEP_S)
 
 
+async def test_a_line_read_alone_waits_behind_a_waiting_take_and_keeps_its_order() -> None:
+    """One whole line per read (the reads handed to the taker at once): while a take waits,
+    the next lines queue; each is taken, in order, only once the one before is done."""
+    reader, take = LineReader(1024), Taking(slow=True)
+    task = await pumped(reader, take)
+    for i in range(3):
+        reader.data_received(b"[%d]\n" % i)
+    assert take.frames == [b"[0]"] and reader.queued == 2
+    for done in range(1, 3):
+        take.pending[-1].set_result(None)
+        await asyncio.sleep(0)
+        assert take.frames == [b"[%d]" % i for i in range(done + 1)]
+    take.release()
+    await asyncio.sleep(0)
+    reader.data_received(b"  [3]  \n")
+    assert take.frames[-1] == b"[3]" and reader.queued == 0
+    reader.eof_received()
+    take.release()
+    await asyncio.wait_for(task, STEP_S)
+
+
 async def test_a_flood_over_a_real_pipe_with_a_slow_reader_stays_bounded() -> None:
     """A writer flooding a pipe against a take that waits on every frame: memory stays
     bounded (the queue never passes its bound by more than one read) and every frame arrives."""
