@@ -55,7 +55,10 @@ async def listening(filters: dict[str, Any]) -> AsyncIterator[tuple[EraClient, S
     async def spawn() -> Any:
         return await spawn_server(command[0], command[1:], cwd=str(ROOT))
 
-    client = await asyncio.wait_for(connect_auto(EraClient(), [HandshakeClient()], spawn), BOUND_S)
+    # The bridge answers server/discover once its upstream is connected: on a loaded machine that
+    # can take longer than a client's default probe timeout, after which it would pick initialize.
+    connecting = connect_auto(EraClient(), [HandshakeClient()], spawn, probe_timeout=BOUND_S)
+    client = await asyncio.wait_for(connecting, BOUND_S * 2)
     stream = Stream()
     try:
         assert isinstance(client, EraClient) and client.stateless is not None

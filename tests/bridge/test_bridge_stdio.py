@@ -185,7 +185,9 @@ async def test_our_auto_client_through_the_bridge_to_a_handshake_only_server() -
     async def spawn() -> Any:
         return await spawn_server(command[0], command[1:], cwd=str(ROOT))
 
-    client = await connect_auto(EraClient(), [HandshakeClient()], spawn)
+    # The bridge answers server/discover once its upstream is connected: on a loaded machine that
+    # can take longer than a client's default probe timeout, after which it would pick initialize.
+    client = await connect_auto(EraClient(), [HandshakeClient()], spawn, probe_timeout=30)
     try:
         assert isinstance(client, EraClient) and client.protocol_version == "2026-07-28"
         booked = await asyncio.wait_for(client.call_tool(name="book_table"), 30)
