@@ -1,7 +1,9 @@
-"""Two calls in flight in one downstream session, through ``mcpgen bridge --http`` to an HTTP
-upstream whose tool asks: what the upstream sends on one call's POST stream (its log message,
-its elicitation) reaches the downstream request that call forwards, on that request's own SSE
-stream, and each answer goes back to the call that asked (asserted on the downstream wire).
+"""Two calls in flight through ``mcpgen bridge --http`` to an HTTP upstream whose tool asks:
+what the upstream sends on one call's POST stream (its log message, its elicitation) reaches
+the downstream request that call forwards, and each answer goes back to the call that asked.
+Two calls of one session: each on its own SSE stream (asserted on the downstream wire); two
+stateless clients' calls on the bridge's one shared upstream connection: each in its own MRTR
+round.
 """
 
 from __future__ import annotations
@@ -10,6 +12,9 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
+from generated import v2026_07_28 as v2026
+from generated._runtime.transports.http.client import connect_http
+from generated.v2026_07_28 import types as t26
 from tests.bridge.test_bridge_sessions import bridge_to
 from tests.support.http_support import (
     V0618,
@@ -100,3 +105,39 @@ async def test_a_question_reaches_the_request_whose_upstream_call_asked() -> Non
         assert [p["message"] for p in stream.of(ELICIT)] == [stream.label], stream.frames
         text = stream.result["content"][0]["text"]
         assert text == f"answered on {stream.label}", stream.frames
+
+
+class Stateless(v2026.Client):
+    """A 2026-07-28 client (no session: its questions come as MRTR rounds) answering as ``who``."""
+
+    def __init__(self, who: str) -> None:
+        super().__init__(name=who, version="1", timeout=60)
+        self.who = who
+        self.asked: list[str] = []
+
+    async def on_elicit(self, params: Any, ctx: Any) -> t26.ElicitResult:
+        """Answer with this client's name."""
+        self.asked.append(str(getattr(params, "message", "?")))
+        return t26.ElicitResult(action="accept", content={"name": self.who})
+
+
+@bounded
+async def test_stateless_clients_questions_reach_their_own_rounds() -> None:
+    """Two 2026-07-28 clients' calls share the bridge's one upstream connection; the upstream
+    asks on both calls' POST streams while both are in flight: each question is put to the
+    client whose call it came through, in its MRTR round (it was refused as naming neither)."""
+    with bridge_to("http") as url:
+        ada, bob = Stateless("ada"), Stateless("bob")
+        await connect_http(ada, url)
+        await connect_http(bob, url)
+        try:
+            results = await asyncio.gather(
+                ada.call_tool(name="pair", arguments={"text": "for ada"}),
+                bob.call_tool(name="pair", arguments={"text": "for bob"}),
+            )
+        finally:
+            await ada.close()
+            await bob.close()
+    texts = [getattr(result.content[0], "text", None) for result in results]
+    assert texts == ["ada", "bob"], results
+    assert set(ada.asked) == {"for ada"} and set(bob.asked) == {"for bob"}
