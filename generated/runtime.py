@@ -57,7 +57,7 @@ from ._runtime.roles.connect import (
     connect_stateless,
     listen,
 )
-from ._runtime.roles.connection import RequestContext
+from ._runtime.roles.connection import RequestContext, related_request_id
 from ._runtime.roles.server import ServerBase
 from ._runtime.roles.tasks import TaskSupport, poll_task
 from ._runtime.roles.taskstore import InMemoryTaskStore, TaskRecord, TaskStore
@@ -176,6 +176,7 @@ __all__ = [
     "listen",
     "memory_pair",
     "poll_task",
+    "related_request_id",
     "run_bridge",
     "run_http",
     "serve_http",

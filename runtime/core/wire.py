@@ -63,6 +63,10 @@ class Inbound(msgspec.Struct, gc=False):
 
     messages: list[Message | Malformed]
     batch: bool = False
+    related: RequestId | None = None
+    """The id of our request on whose response stream the frame came (a Streamable HTTP
+    client: the SSE stream of that request's POST, or its resumption); None: no request's
+    (the GET stream, a stream of several requests, a transport of one stream)."""
 
     @property
     def request_ids(self) -> list[RequestId]:

@@ -18,7 +18,6 @@ converted; a downstream request cancelled cancels its upstream request. The wiri
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -37,7 +36,7 @@ from .bridge_listen import (
     counted_upstream,
     subscribe_upstream,
 )
-from .bridge_sessions import Call, Link, OpenLink, SessionLinks
+from .bridge_sessions import Call, Link, OpenLink, SessionLinks, current_call
 from .bridge_tasks import (
     declared,
     forward_tasks,
@@ -49,7 +48,7 @@ from .bridge_tasks import (
     with_capabilities,
 )
 from .client import ClientBase
-from .connection import implemented_handlers
+from .connection import implemented_handlers, related_request_id
 from .dispatch import Handler
 from .server import ServerBase, ServerContext
 from .stateless_tasks import declares_extension
@@ -89,8 +88,6 @@ AMBIGUOUS: Final = (
 )
 MAX_SEEN: Final = 256
 """Most downstream connections remembered for notifications outside any request."""
-
-_CALL: contextvars.ContextVar[Call | None] = contextvars.ContextVar("bridge_call", default=None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,13 +266,7 @@ class Bridge:
         spec = self._as_task(spec, params, ctx)
         if self.upstream.stateless is not None:  # each request says what its client can answer
             forwarded = with_capabilities(forwarded, self.capabilities_of(ctx))
-        token = _CALL.set(call)
-        try:
-            sent = asyncio.ensure_future(
-                upstream.request(spec, forwarded, timeout=None, progress=progress)
-            )
-        finally:
-            _CALL.reset(token)
+        sent = call.start(upstream.request(spec, forwarded, timeout=None, progress=progress))
         link.calls[id(call)] = call
         try:
             return await call.run(sent)
@@ -379,7 +370,7 @@ class Bridge:
         whose request it came through, never a guess among several clients."""
 
         async def question(params: Any, ctx: Any) -> Any:
-            call = _CALL.get() or link.asked()
+            call = current_call() or link.asked(ctx.related_request_id)
             if call is not None:
                 return await call.ask(spec, outgoing(params))
             if link.calls:
@@ -397,7 +388,7 @@ class Bridge:
         """Forward an upstream notification to the downstream client(s), converted: those
         of ``link``'s connection (default: the shared one, whose listen stream calls this)."""
         link = link or self._shared
-        call = _CALL.get() or link.asked()
+        call = current_call() or link.asked(related_request_id())
         if method == "notifications/message" and call is None and link.calls:
             LOG.debug("a log message naming none of several clients' requests: not forwarded")
             return

@@ -9,9 +9,13 @@ spawned process per session for a stdio upstream, an MCP session per session for
 opened at the session's first forwarded request with the capabilities that session's client
 declared, and closed when the session ends. What comes on it (questions, log messages, list
 changes, resource updates) is that session's alone. The one shared connection (``Link`` without
-a session) serves a stdio downstream (one client) and stateless downstream requests; an upstream
-question on it goes to the request it was asked through (a stateless upstream's input rounds run
-in that request's task), or to the latest request in flight when all in flight are one
+a session) serves a stdio downstream (one client) and stateless downstream requests.
+
+On either, an upstream question or log message goes to the downstream request it belongs to
+when that is known: the request it was asked through (a stateless upstream's input rounds run
+in that request's task), or the one whose upstream request's POST stream it came on (Streamable
+HTTP: ``related_request_id``; each upstream request a call sends is noted on the call). Else
+(stdio, the GET stream) it goes to the latest request in flight when all in flight are one
 client's, and is refused, not guessed, when they are several clients'.
 """
 
@@ -19,23 +23,35 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Final
 
 from ..core.errors import INTERNAL_ERROR, MCPError, RoundTripSignal
+from ..core.events import RequestId
 from ..core.methods import MethodSpec
 from .client import ClientBase
+from .peer import REQUEST_SENT
 from .server import ServerContext
 
-__all__ = ["Call", "Link", "OpenLink", "SessionLinks"]
+__all__ = ["Call", "Link", "OpenLink", "SessionLinks", "current_call"]
 
 LOG: Final = logging.getLogger(__name__)
 SWEEP_S: Final = 2.0
 """How often the upstream connections of ended downstream sessions are looked for and closed."""
+MAX_SENT: Final = 64
+"""Most upstream request ids a call keeps (its latest: input rounds, task polls)."""
 
 Work = Callable[[], Awaitable[Any]]
+
+_CALL: contextvars.ContextVar[Call | None] = contextvars.ContextVar("bridge_call", default=None)
+
+
+def current_call() -> Call | None:
+    """The downstream request whose upstream call runs in this task (``Call.start``)."""
+    return _CALL.get()
 
 
 class Call:
@@ -52,7 +68,25 @@ class Call:
         self.owner = id(ctx.connection)
         """The downstream client: its session, or one stateless HTTP request, or stdio."""
         self.work: deque[tuple[Work, asyncio.Future[Any] | None]] = deque()
+        self.sent: dict[RequestId, None] = {}
+        """The ids of the upstream requests sent for it (the latest ``MAX_SENT``), in order."""
         self._wake: asyncio.Future[None] | None = None
+
+    def start(self, upstream: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
+        """Run the upstream call in a task that names this call (``current_call``) and notes
+        the id of each request it sends, so what relates to one comes back here."""
+        call, noted = _CALL.set(self), REQUEST_SENT.set(self._note_sent)
+        try:
+            return asyncio.ensure_future(upstream)
+        finally:
+            REQUEST_SENT.reset(noted)
+            _CALL.reset(call)
+
+    def _note_sent(self, request_id: RequestId) -> None:
+        """Remember an upstream request sent for this call (forgetting the oldest beyond)."""
+        self.sent[request_id] = None
+        if len(self.sent) > MAX_SENT:
+            del self.sent[next(iter(self.sent))]
 
     def _poke(self, *_: object) -> None:
         """Wake ``run``."""
@@ -117,9 +151,14 @@ class Link:
         """The downstream requests forwarded over it and under way, oldest first."""
         self.ready: asyncio.Future[ClientBase[Any]] | None = None
 
-    def asked(self) -> Call | None:
-        """The request an upstream message naming none belongs to: the latest in flight when
-        all in flight are one downstream client's (None: none in flight, or several clients)."""
+    def asked(self, related: RequestId | None = None) -> Call | None:
+        """The request an upstream message belongs to: the one whose upstream request
+        ``related`` names, if any; else the latest in flight when all in flight are one
+        downstream client's (None: none in flight, or several clients)."""
+        if related is not None:
+            for call in self.calls.values():
+                if related in call.sent:
+                    return call
         latest = next(reversed(self.calls.values()), None)
         if latest is None or any(call.owner != latest.owner for call in self.calls.values()):
             return None

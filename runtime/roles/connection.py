@@ -25,7 +25,7 @@ from ..core.tasks import variant
 from ..core.transport import ClosesStreams
 from . import dispatch
 from .dispatch import Builtin, Handler, StartsTasks
-from .peer import Peer, ProgressCallback
+from .peer import RELATED_REQUEST, Peer, ProgressCallback
 
 if TYPE_CHECKING:
     from ..auth.principal import AccessToken
@@ -225,6 +225,15 @@ def _carries_message(params_type: type[Any]) -> bool:
         return True
 
 
+def related_request_id() -> RequestId | None:
+    """The id of our request that the peer's message being handled relates to: over
+    Streamable HTTP, the client's request whose POST stream it came on (the spec has a server
+    send a request's related messages there). Read in the message's handler (its task, and the
+    tasks it starts, keep the value). None: a message on the GET stream, over stdio or
+    HTTP+SSE, or outside any handler."""
+    return RELATED_REQUEST.get()
+
+
 class RequestContext:
     """What a handler gets besides its params: progress, and requests to the peer."""
 
@@ -243,6 +252,12 @@ class RequestContext:
         if self.facts is not None:
             return self.facts.version
         return self.connection.protocol_version
+
+    @property
+    def related_request_id(self) -> RequestId | None:
+        """The id of our request that the peer's request being handled relates to (the POST
+        stream it came on: ``related_request_id()``)."""
+        return related_request_id()
 
     @property
     def principal(self) -> AccessToken | None:

@@ -63,6 +63,17 @@ CURRENT_REQUEST: contextvars.ContextVar[RequestId | None] = contextvars.ContextV
     "mcpgen_current_request", default=None
 )
 """The id of the peer's request whose handler is running in this task, if any."""
+RELATED_REQUEST: contextvars.ContextVar[RequestId | None] = contextvars.ContextVar(
+    "mcpgen_related_request", default=None
+)
+"""The id of our request whose response stream carried the frame being handled
+(``Inbound.related``): set while its notifications are handled, and kept by the handler tasks
+of the requests it brings."""
+REQUEST_SENT: contextvars.ContextVar[Callable[[int], None] | None] = contextvars.ContextVar(
+    "mcpgen_request_sent", default=None
+)
+"""Told the id of each request ``Peer.request`` sends in this context: how a caller learns
+which of its requests a peer's message relates to (``RELATED_REQUEST``)."""
 VIOLATIONS_KEPT = 100
 DRAIN_TIMEOUT_S = 2.0
 """How long handlers still running at end of input may take to send their responses."""
@@ -170,6 +181,9 @@ class Peer:
         if progress is not None and token is None:
             token = _next_token()
         request_id = self.session.send_request(method, params, progress_token=token)
+        sent = REQUEST_SENT.get()
+        if sent is not None:
+            sent(request_id)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._waiting[request_id] = future
         if progress is not None:
@@ -273,9 +287,18 @@ class Peer:
 
     async def take(self, frame: bytes | Inbound) -> None:
         """Act on one frame and write what it queued: a step of ``run``, or of a router that
-        reads the stream itself and hands each connection its frames (``era.py``)."""
-        for event in self.session.receive(frame):
-            await self._handle(event)
+        reads the stream itself and hands each connection its frames (``era.py``).
+
+        A frame related to one of our requests (``Inbound.related``) is handled with
+        ``RELATED_REQUEST`` naming it."""
+        related = frame.related if type(frame) is Inbound else None
+        told = RELATED_REQUEST.set(related) if related is not None else None
+        try:
+            for event in self.session.receive(frame):
+                await self._handle(event)
+        finally:
+            if told is not None:
+                RELATED_REQUEST.reset(told)
         if self.flush_due:  # handlers that answered at once flushed their answers
             await self.flush()
 

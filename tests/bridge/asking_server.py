@@ -1,12 +1,15 @@
 """A 2025-06-18-only server whose tools ask their client: the bridge's per-session tests.
 
 Tools: ``ask`` elicits a name with the message ``text``; ``sample`` asks for a completion of
-``text``; ``roots`` lists the client's roots; ``log`` sends ``text`` as a log message. Each
-answers with what its client answered. Over stdio, or Streamable HTTP with ``--http PORT``.
+``text``; ``roots`` lists the client's roots; ``log`` sends ``text`` as a log message; ``pair``
+reports progress, waits until another ``pair`` call is under way too, then logs ``text`` and
+elicits a name with it. Each answers with what its client answered. Over stdio, or Streamable
+HTTP with ``--http PORT``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,8 +26,11 @@ TOOLS = {
     "sample": "Sample a completion of `text`.",
     "roots": "List the client's roots.",
     "log": "Send `text` as a warning.",
+    "pair": "Once another `pair` call is under way too: log `text`, then elicit a name asking it.",
 }
 TEXT = {"type": "object", "properties": {"text": {"type": "string"}}}
+PAIR_S = 30.0
+"""The longest a ``pair`` call waits for its partner."""
 
 
 class AskingServer(Server):
@@ -32,6 +38,8 @@ class AskingServer(Server):
 
     name = "asking"
     logging = True
+    _waiting: asyncio.Future[None] | None = None
+    """The ``pair`` call waiting for its partner, if one is."""
 
     async def list_tools(self, params: Any, ctx: ServerContext) -> t.ListToolsResult:
         """The tools, each taking ``text``."""
@@ -64,10 +72,25 @@ class AskingServer(Server):
         elif tool == "roots":
             listed = await ctx.list_roots()
             answer = ",".join(root.uri for root in listed.roots)
+        elif tool == "pair":
+            await ctx.progress(0, 1, f"{text} arrived")
+            await self._pair()
+            await ctx.log("warning", text)
+            answer = await self._ask("ask", text, ctx)
         else:
             await ctx.log("warning", text)
             answer = "logged"
         return answer
+
+    async def _pair(self) -> None:
+        """Return once two ``pair`` calls are under way: the second releases the first."""
+        partner = self._waiting
+        if partner is not None and not partner.done():
+            self._waiting = None
+            partner.set_result(None)
+            return
+        waiting = self._waiting = asyncio.get_running_loop().create_future()
+        await asyncio.wait_for(waiting, PAIR_S)
 
 
 if __name__ == "__main__":

@@ -88,7 +88,7 @@ class StatelessHTTPTransport(HTTPTransportBase):
         pending = {rid}
         if response.status < 300 and media_type(response) == EVENT_STREAM:
             problems: list[str] = []
-            await self._consume(response, SSEParser(), pending, problems)
+            await self._consume(response, SSEParser(), pending, problems, rid)
             if pending:  # the request's stream is gone: its caller gets ConnectionClosed
                 reason = problems[0] if problems else "the stream ended without a response"
                 self._fail_requests(pending, INTERNAL_ERROR, reason, {STREAM_CLOSED: True})
@@ -97,15 +97,15 @@ class StatelessHTTPTransport(HTTPTransportBase):
         if response.status >= 300:
             self._error_answers([rid], response.status, response.reason or "", body)
         elif body.strip():
-            pending.difference_update(self._deliver(body))
+            pending.difference_update(self._deliver(body, rid))
         if pending and response.status < 300:
             self._fail_requests(pending, INTERNAL_ERROR, f"HTTP {response.status}: no response")
 
-    def _deliver(self, data: bytes) -> list[RequestId]:
+    def _deliver(self, data: bytes, related: RequestId | None = None) -> list[RequestId]:
         """Queue one body or event; a ``tools/list`` answer teaches the tools' headers first."""
         if self._listing:
             data = self._learn_tools(data)
-        return super()._deliver(data)
+        return super()._deliver(data, related)
 
     def _learn_tools(self, data: bytes) -> bytes:
         """Remember each tool's ``x-mcp-header`` annotations; drop tools whose are invalid."""

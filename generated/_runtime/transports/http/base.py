@@ -116,17 +116,19 @@ class HTTPTransportBase:
             self._inbox.put_nowait(None)
         return frame
 
-    def _deliver(self, data: bytes) -> list[RequestId]:
+    def _deliver(self, data: bytes, related: RequestId | None = None) -> list[RequestId]:
         """Queue the messages of one body or event, parsed once; return the ids answered.
 
         A batch is queued message by message (our session takes no batches); what cannot be
-        parsed is queued as it is, for the session to report.
+        parsed is queued as it is, for the session to report. ``related``: the id of our
+        request whose stream it came on (``Inbound.related``).
         """
         inbound = parse(data)
         if not inbound.batch:
+            inbound.related = related
             self._inbox.put_nowait(inbound)
         for message in inbound.messages if inbound.batch else ():
-            self._inbox.put_nowait(Inbound([message]))
+            self._inbox.put_nowait(Inbound([message], related=related))
         return inbound.response_ids
 
     async def _consume(
@@ -135,12 +137,13 @@ class HTTPTransportBase:
         parser: SSEParser,
         pending: set[RequestId] | None,
         problems: list[str] | None = None,
+        related: RequestId | None = None,
     ) -> int:
         """Queue each ``message`` event of an SSE body; return how many arrived.
 
         With ``pending``, answered ids are removed and reading stops once none is left.
         A dropped connection just ends the body (an event too large is said in ``problems``);
-        the response is always closed.
+        the response is always closed. Each event is queued as related to ``related``.
         """
         count = 0
         parser.reconnected()  # nothing half-read on an earlier connection carries over
@@ -149,7 +152,7 @@ class HTTPTransportBase:
                 for event in parser.feed(chunk):
                     if event.event != "message" or not event.data.strip():
                         continue  # priming events carry no data; other types are not MCP
-                    answered = self._deliver(event.data.encode())
+                    answered = self._deliver(event.data.encode(), related)
                     count += 1
                     if pending is not None:
                         pending.difference_update(answered)

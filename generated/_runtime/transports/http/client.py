@@ -238,7 +238,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         if not ids:
             return None
         if kind == JSON and body.strip():
-            missing = set(ids).difference(self._deliver(body))
+            missing = set(ids).difference(self._deliver(body, _related(ids)))
             why = "the JSON body did not answer this request"
         else:
             missing = set(ids)
@@ -296,15 +296,20 @@ class StreamableHTTPTransport(HTTPTransportBase):
         return False if response.status >= 500 else None
 
     async def _resume(self, response: aiohttp.ClientResponse, ids: list[RequestId]) -> None:
-        """Read a POST's SSE answer; resume it with Last-Event-ID until every id is answered."""
-        pending, parser, failures = set(ids), SSEParser(), 0
+        """Read a POST's SSE answer; resume it with Last-Event-ID until every id is answered.
+
+        What comes on it relates to the POST's request (``Inbound.related``; a batch's: none).
+        """
+        pending, parser, failures, related = set(ids), SSEParser(), 0, _related(ids)
         current: aiohttp.ClientResponse | None = response
         while True:
             sent_session = self.session_id is not None
             usable = await self._usable(current, sent_session) if current is not None else False
             if usable is None:
                 break
-            got = await self._consume(current, parser, pending) if usable and current else 0
+            got = 0
+            if usable and current is not None:
+                got = await self._consume(current, parser, pending, None, related)
             failures = 0 if got else failures + 1
             if not pending or self._closed is not None:
                 return
@@ -416,6 +421,11 @@ async def connect_http_auto(
         probe_timeout=probe_timeout,
         open_handshake=handshake_transport,
     )
+
+
+def _related(ids: list[RequestId]) -> RequestId | None:
+    """The request a POST's answer relates to: its one request (a batch's: none of them)."""
+    return ids[0] if len(ids) == 1 else None
 
 
 def _base_options(options: Mapping[str, Any]) -> dict[str, Any]:
