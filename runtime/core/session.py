@@ -3,22 +3,21 @@
 ``Session.receive(frame)`` takes the bytes of one JSON value (one stdio line, one HTTP body)
 and returns events; ``data_to_send()`` returns the frames the session queued (our requests,
 notifications and responses, and the error responses it sent on its own). No sockets, no
-threads, no asyncio: the caller moves the bytes.
+threads, no asyncio: the caller moves the bytes. This module reads what the peer sends; what
+we send is ``sending.py`` (``Session``'s base).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Final, Literal
 
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
 
 from .errors import (
-    INTERNAL_ERROR,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
-    ErrorObject,
     LocalProtocolError,
     RemoteProtocolError,
 )
@@ -50,30 +49,24 @@ from .reader import (
     request_params,
     sniff_id,
 )
-from .tasks import variant
+from .sending import Sending
 from .wire import (
     ENCODER,
     Inbound,
     Malformed,
     Outbound,
     OutError,
-    OutRequest,
-    OutResult,
     as_id,
-    encode_frame,
-    is_id,
     meta_of,
     parse,
-    progress_frame,
     too_large,
-    with_progress_token,
 )
 
 DEFAULT_MAX_FRAME_SIZE: Final = 4 * 1024 * 1024
 """Frames longer than this many bytes are refused unparsed unless the session says otherwise."""
 
 
-class Session:
+class Session(Sending):
     """One side (client or server) of an MCP JSON-RPC connection, without any I/O.
 
     ``phase`` is where the lifecycle starts: a bare session (tests, embedding) is
@@ -164,12 +157,6 @@ class Session:
         """Record that the connection ended; nothing may be sent or received any more."""
         self.lifecycle.close()
 
-    def _admit_sent(self, method: str, request: bool) -> None:
-        """Refuse what our phase does not admit from us; record what it does."""
-        refused = self.lifecycle.admit(method, request, self.role)
-        if refused is not None:
-            raise LocalProtocolError(refused)
-
     def _admit_received(self, method: str, request: bool) -> str | None:
         """Return why the peer's message is refused in our phase, or record it and None."""
         return self.lifecycle.admit(method, request, self._peer)
@@ -209,12 +196,13 @@ class Session:
         notifications, or the results our pending requests await. The HTTP server routes a
         POST on the result before handing it to ``receive``, so nothing is parsed twice.
         """
-        found = self._read(frame)
+        found = self.read(frame)
         return found if isinstance(found, Inbound) else Inbound([found])
 
-    def _read(self, frame: bytes) -> Message | Inbound:
+    def read(self, frame: bytes) -> Message | Inbound:
         """One frame's message decoded in one pass, or its ``Inbound`` from the general path
-        (a batch, what the one pass refuses, a frame too large: ``frame_problem`` there)."""
+        (a batch, what the one pass refuses, a frame too large: ``frame_problem`` there).
+        ``receive`` takes either (a router reads the message first: no wrapping)."""
         if len(frame) > self.max_frame_size:
             return too_large(len(frame), self.max_frame_size)
         reader = self._reader
@@ -232,12 +220,18 @@ class Session:
             found = reader.one(frame, result, self.max_depth, rid)
         return parse(frame, self.max_depth) if found is None else found
 
-    def receive(self, frame: bytes | Inbound) -> list[Event]:
-        """Process one incoming frame (one JSON value, or ``parse``'s result); say what it meant."""
-        inbound = frame if isinstance(frame, Inbound) else self._read(frame)
+    def receive(self, frame: bytes | Inbound | Message) -> list[Event]:
+        """Process one incoming frame (one JSON value, or ``parse``'s or ``read``'s result);
+        say what it meant."""
+        inbound = self.read(frame) if isinstance(frame, bytes) else frame
         events: list[Event] = []
         if not isinstance(inbound, Inbound):  # one message decoded in one pass: no batch
-            self._dispatch(inbound, events, None)
+            if inbound.shaped and inbound.id is not UNSET:  # a request (the common case)
+                method: Any = inbound.method  # a str, and the id a str or an int: no cast call
+                shaped_id: Any = inbound.id
+                self._on_request(shaped_id, method, inbound.params, events, None)
+            else:
+                self._dispatch(inbound, events, None)
             return events
         batch: Batch | None = None
         if inbound.batch:
@@ -300,16 +294,24 @@ class Session:
         spec = self.methods.get(method)
         if id_ in self._incoming:
             error = RemoteProtocolError(f"Invalid request: request id {id_!r} is already in flight")
-        elif not self._peer_may_send(spec, "request"):
+        elif (
+            spec is None
+            or spec.kind != "request"
+            or (spec.direction != self._peer and spec.direction != "both")
+        ):  # what ``_peer_may_send`` says, without the call
             error = RemoteProtocolError(f"Method not found: {method}", METHOD_NOT_FOUND)
         elif (refused := self.lifecycle.admit(method, True, self._peer)) is not None:
             error = RemoteProtocolError(f"Invalid request: {refused}", INVALID_REQUEST)
         else:
-            assert spec is not None
             try:
                 params, token = request_params(spec, raw, self.tolerant)
                 if self._per_request:
-                    refused_meta = self.lifecycle.admit_meta(meta_of(params), self.stated)
+                    with_meta: Any = params  # typed params: their ``_meta`` field, read here
+                    if params is None or isinstance(params, dict):
+                        meta = meta_of(params)
+                    else:
+                        meta = with_meta.meta
+                    refused_meta = self.lifecycle.admit_meta(meta, self.stated)
                     if refused_meta is not None:
                         raise refused_meta
             except RemoteProtocolError as exc:
@@ -420,155 +422,3 @@ class Session:
             self._queue.append(message)
         else:
             b.entries.append(message)
-
-    def _expect(self, spec: MethodSpec[Any, Any], delta: int) -> None:
-        """Count our pending requests per result type (one shared type: one-pass decoding)."""
-        result = spec.result
-        entry = self._awaiting.get(id(result))
-        count = (0 if entry is None else entry[1]) + delta
-        if count > 0:
-            self._awaiting[id(result)] = (result, count)
-        else:
-            self._awaiting.pop(id(result), None)
-
-    # -- outgoing ----------------------------------------------------------------------------
-
-    def _spec_we_send(self, method: str, kind: str) -> MethodSpec[Any, Any]:
-        spec = self.methods.get(method)
-        if spec is None:
-            raise LocalProtocolError(f"unknown method {method!r}")
-        if spec.kind != kind:
-            raise LocalProtocolError(f"{method!r} is a {spec.kind}, not a {kind}")
-        if spec.direction not in (self.role, "both"):
-            raise LocalProtocolError(f"a {self.role} may not send {method!r}")
-        return spec
-
-    def send_request(
-        self,
-        method: str | MethodSpec[Any, Any],
-        params: Any = None,
-        *,
-        progress_token: ProgressToken | None = None,
-    ) -> int:
-        """Queue a request (by wire name or spec) and return its id (ints, increasing from 1)."""
-        given = method
-        if not isinstance(method, str):
-            method = method.method
-        spec = variant(self._spec_we_send(method, "request"), given)
-        if params is None and spec.params_required and progress_token is None:
-            raise LocalProtocolError(f"{method!r} requires params")
-        if progress_token is not None:
-            if not is_id(progress_token):
-                raise LocalProtocolError("a progress token must be a string or an integer")
-            if progress_token in self._out_tokens:
-                raise LocalProtocolError(f"progress token {progress_token!r} is already in use")
-            params = with_progress_token(params, progress_token)
-        request_id = self._next_id
-        frame = encode_frame(
-            OutRequest("2.0", request_id, method, UNSET if params is None else params)
-        )
-        self._admit_sent(method, True)
-        self._queue.append(Outbound(frame, "request", method, (request_id,)))
-        self._next_id += 1
-        self._outgoing[request_id] = Outgoing(spec, progress_token)
-        self._expect(spec, 1)
-        if progress_token is not None:
-            self._out_tokens[progress_token] = request_id
-        return request_id
-
-    def send_notification(self, method: str | MethodSpec[Any, Any], params: Any = None) -> None:
-        """Queue a notification (by wire name or spec)."""
-        if not isinstance(method, str):
-            method = method.method
-        spec = self._spec_we_send(method, "notification")
-        if params is None and spec.params_required:
-            raise LocalProtocolError(f"{method!r} requires params")
-        frame = encode_frame(OutRequest("2.0", UNSET, method, UNSET if params is None else params))
-        self._admit_sent(method, False)
-        self._queue.append(Outbound(frame, "notification", method))
-
-    def send_response(self, request_id: RequestId, result: Any) -> bool:
-        """Answer a peer's request; False (nothing sent) when the peer had cancelled it."""
-        return self._answer(request_id, lambda: encode_frame(OutResult("2.0", request_id, result)))
-
-    def send_error(
-        self,
-        request_id: RequestId,
-        code: int = INTERNAL_ERROR,
-        message: str = "Internal error",
-        data: Any = UNSET,
-    ) -> bool:
-        """Answer a peer's request with an error; False when the peer had cancelled it."""
-        error = ErrorObject(code, message, data)
-        return self._answer(request_id, lambda: encode_frame(OutError("2.0", request_id, error)))
-
-    def _answer(self, request_id: RequestId, build: Callable[[], bytes]) -> bool:
-        """Send the frame ``build`` makes for an in-flight request, unless it was cancelled."""
-        entry = self._incoming.get(request_id)
-        if entry is None:
-            if self._cancelled_in.take(request_id):
-                return False
-            raise LocalProtocolError(f"no request {request_id!r} from the peer is in flight")
-        frame = Outbound(build(), "response", ids=(request_id,))
-        del self._incoming[request_id]
-        if entry.progress_token is not None:
-            self._in_tokens.pop(entry.progress_token, None)
-        self._settle(entry, frame)
-        return True
-
-    def _settle(self, entry: Incoming, frame: Outbound | None) -> None:
-        """Send a response frame, or fill its batch slot (None: cancelled, no entry)."""
-        if entry.batch is None:
-            if frame is not None:
-                self._queue.append(frame)
-            return
-        entry.batch.entries[entry.slot] = frame
-        entry.batch.pending -= 1
-        self._flush(entry.batch)
-
-    def _flush(self, batch: Batch) -> None:
-        if batch.open or batch.pending:
-            return
-        parts = [entry for entry in batch.entries if entry is not None]
-        if parts:
-            data = b"[" + b",".join(part.data for part in parts) + b"]"
-            ids = tuple(rid for part in parts for rid in part.ids)
-            self._queue.append(Outbound(data, "response", ids=ids))
-
-    def cancel(self, request_id: int, reason: str | None = None) -> None:
-        """Cancel one of our requests: send ``notifications/cancelled``, drop any late answer."""
-        pending = self._outgoing.get(request_id)
-        if pending is None:
-            raise LocalProtocolError(f"no request {request_id!r} of ours is in flight")
-        if pending.spec.method == "initialize":
-            raise LocalProtocolError("the initialize request must not be cancelled")
-        self._spec_we_send("notifications/cancelled", "notification")
-        params: dict[str, Any] = {"requestId": request_id}
-        if reason is not None:
-            params["reason"] = reason
-        frame = encode_frame(OutRequest("2.0", UNSET, "notifications/cancelled", params))
-        self._queue.append(
-            Outbound(frame, "notification", "notifications/cancelled", cancels=request_id)
-        )
-        del self._outgoing[request_id]
-        self._expect(pending.spec, -1)
-        if pending.progress_token is not None:
-            self._out_tokens.pop(pending.progress_token, None)
-        self._cancelled_out.add(request_id)
-
-    def send_progress(
-        self,
-        token: ProgressToken,
-        progress: float,
-        total: float | None = None,
-        message: str | None = None,
-    ) -> bool:
-        """Queue ``notifications/progress`` for a peer's request; False if it was cancelled."""
-        if token not in self._in_tokens:
-            if token in self._cancelled_tokens:
-                return False
-            raise LocalProtocolError(f"progress token {token!r} names no request in flight")
-        self._spec_we_send("notifications/progress", "notification")
-        frame = progress_frame(token, progress, total, message)
-        self._queue.append(Outbound(frame, "notification", "notifications/progress"))
-        return True

@@ -1,9 +1,13 @@
 """The asyncio driver: one sans-I/O ``Session`` moved over one ``Transport``.
 
 Reading: ``run()`` reads frames, feeds them to the session and acts on the events (each
-incoming request runs its handler in a task; ``notifications/cancelled`` cancels that task).
-Writing: every frame the session queues goes through ``flush()``, under one lock, so frames
-keep their order. Requests we send wait on a future; a timeout cancels them on the wire.
+incoming request runs its handler at once, in a task only if it waits;
+``notifications/cancelled`` cancels that task). A frame of requests and responses is taken by
+plain calls (``take_now``): a coroutine only where a notification handler or a write waits.
+Writing: every frame the session queues goes through ``flush_now()``/``flush()``, in order: a
+transport that writes at once (``WritesNow``: stdio) is written by plain calls while no write
+waits; a write that waits (a full pipe, an HTTP stream) holds the lock the later ones queue on.
+Requests we send wait on a future; a timeout cancels them on the wire.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import contextvars
 import inspect
 import logging
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any, TypeVar
 
 import msgspec
@@ -40,13 +44,15 @@ from ..core.events import (
     RequestId,
     Response,
 )
+from ..core.message import Message
 from ..core.methods import MethodSpec
 from ..core.session import Session
 from ..core.transport import PushesFrames, Transport
 from ..core.wire import Inbound, Outbound
+from .peer_writes import CURRENT_REQUEST, PeerWrites
 from .running import RequestTasks, start_eagerly
 
-__all__ = ["MCPError", "Peer", "ProgressCallback", "RequestTimeout"]
+__all__ = ["CURRENT_REQUEST", "MCPError", "Peer", "ProgressCallback", "RequestTimeout"]
 
 logger = logging.getLogger(__name__)
 """Where a failing handler or callback is reported (the peer keeps going)."""
@@ -59,10 +65,6 @@ RequestHandler = Callable[[Request], Awaitable[Any]]
 """Answers one incoming request: returns the result, or raises ``MCPError``."""
 NotificationHandler = Callable[[Notification], Awaitable[None] | None]
 """Receives each incoming notification, in order."""
-CURRENT_REQUEST: contextvars.ContextVar[RequestId | None] = contextvars.ContextVar(
-    "mcpgen_current_request", default=None
-)
-"""The id of the peer's request whose handler is running in this task, if any."""
 RELATED_REQUEST: contextvars.ContextVar[RequestId | None] = contextvars.ContextVar(
     "mcpgen_related_request", default=None
 )
@@ -79,7 +81,7 @@ DRAIN_TIMEOUT_S = 2.0
 """How long handlers still running at end of input may take to send their responses."""
 
 
-class Peer:
+class Peer(PeerWrites):
     """Runs one connection: the read loop, handler tasks, and our pending requests."""
 
     def __init__(
@@ -90,16 +92,14 @@ class Peer:
         on_notification: NotificationHandler,
         describe_close: Callable[[], str] | None = None,
     ) -> None:
-        self.session = session
-        self.transport = transport
+        super().__init__(session, transport)
         self._on_request = on_request
         self._on_notification = on_notification
         self._describe_close = describe_close
-        self._write_lock = asyncio.Lock()
         self._waiting: dict[int, asyncio.Future[Any]] = {}
         self._progress: dict[int, ProgressCallback[Any]] = {}
         self._handlers = RequestTasks()
-        self._closed: ConnectionClosed | None = None
+        self._running = self._handlers.running
         self.drain_timeout = DRAIN_TIMEOUT_S
         self.violations: list[ProtocolViolation] = []
         """The latest protocol violations of the peer (bounded), for diagnostics."""
@@ -131,39 +131,6 @@ class Peer:
         """Report progress on one of the peer's requests (nothing if it was cancelled)."""
         if self.session.send_progress(token, progress, total, message):
             await self.flush()
-
-    # -- writing -------------------------------------------------------------------------
-
-    async def flush(self) -> None:
-        """Write every frame the session has queued, in order.
-
-        Each frame is written with the id of the peer's request whose handler is running
-        (None outside handlers), so a transport with several streams (Streamable HTTP) can
-        send a handler's notifications and requests on that request's stream.
-        """
-        messages = self.session.messages_to_send()
-        if not messages:
-            if self._write_lock.locked():  # what we queued may be in the write under way
-                async with self._write_lock:
-                    pass
-            return
-        related = CURRENT_REQUEST.get()
-        async with self._write_lock:
-            for message in messages:
-                if self._closed is not None:
-                    return
-                try:
-                    await self.transport.write(message, related)
-                except ConnectionClosed as exc:
-                    self._close_with(exc)
-                    return
-                except SessionExpired as exc:
-                    self._expired(message, exc)
-
-    @property
-    def flush_due(self) -> bool:
-        """Whether ``flush`` has work: frames queued, or a write under way to wait for."""
-        return self.session.has_output or self._write_lock.locked()
 
     async def request(
         self,
@@ -283,23 +250,55 @@ class Peer:
         """Take a frame the transport pushes, at once; a task only if taking it waits."""
         if self._closed is not None:
             raise self._closed
-        return start_eagerly(self.take(frame))
+        rest = self.take_now(frame)
+        return None if rest is None else start_eagerly(rest)
 
     async def take(self, frame: bytes | Inbound) -> None:
         """Act on one frame and write what it queued: a step of ``run``, or of a router that
-        reads the stream itself and hands each connection its frames (``era.py``).
+        reads the stream itself and hands each connection its frames (``era.py``)."""
+        rest = self.take_now(frame)
+        if rest is not None:
+            await rest
 
-        A frame related to one of our requests (``Inbound.related``) is handled with
-        ``RELATED_REQUEST`` naming it."""
-        related = frame.related if type(frame) is Inbound else None
-        told = RELATED_REQUEST.set(related) if related is not None else None
+    def take_now(self, frame: bytes | Inbound | Message) -> Coroutine[Any, Any, None] | None:
+        """``take`` by plain calls as far as nothing waits: None, or the rest to await at once
+        (a notification handler, progress callback or write that waits)."""
+        if type(frame) is Inbound and frame.related is not None:
+            return self._take_related(frame, frame.related)
+        events = self.session.receive(frame)
+        for index, event in enumerate(events):
+            if type(event) is Request:  # started at once: a handler that answers without
+                task = start_eagerly(self._answer(event))  # waiting costs no task, no turn
+                if task is not None:
+                    self._handlers.keep(event.id, task)
+            elif type(event) is Response:
+                self._settle(event.id, result=event.result)
+            elif isinstance(event, (Notification, Progress)):
+                return self._take_rest(events, index)
+            else:
+                self._handle_now(event)
+        if self._writers or self.session.has_output:
+            return self.flush_now()  # handlers that answered at once flushed their answers
+        return None
+
+    async def _take_related(self, frame: Inbound, related: RequestId) -> None:
+        """``take`` of a frame that came on the response stream of our request ``related``
+        (``Inbound.related``): handled with ``RELATED_REQUEST`` naming it, which the handler
+        tasks of the requests it brings keep."""
+        told = RELATED_REQUEST.set(related)
         try:
             for event in self.session.receive(frame):
                 await self._handle(event)
         finally:
-            if told is not None:
-                RELATED_REQUEST.reset(told)
-        if self.flush_due:  # handlers that answered at once flushed their answers
+            RELATED_REQUEST.reset(told)
+        if self.flush_due:
+            await self.flush()
+
+    async def _take_rest(self, events: list[Event], index: int) -> None:
+        """The events of a frame from the first one that may wait, then the frame's writes."""
+        for event in events[index:]:
+            await self._handle(event)
+        if self.flush_due:
             await self.flush()
 
     async def finish(self) -> None:
@@ -330,16 +329,23 @@ class Peer:
         return events
 
     async def _handle(self, event: Event) -> None:
-        if isinstance(event, Request):
-            # Started at once: a handler that answers without waiting costs no task, no turn.
-            self._handlers.start(event.id, self._answer(event))
-        elif isinstance(event, Notification):
+        if isinstance(event, Notification):
             try:
                 outcome = self._on_notification(event)
                 if inspect.isawaitable(outcome):
                     await outcome
             except Exception:  # a faulty notification handler must not stop the connection
                 logger.exception("handler of notification %s failed", event.method)
+        elif isinstance(event, Progress):
+            await self._report_progress(event)
+        else:
+            self._handle_now(event)
+
+    def _handle_now(self, event: Event) -> None:
+        """Act on an event that needs no waiting (all but notifications and progress)."""
+        if isinstance(event, Request):
+            # Started at once: a handler that answers without waiting costs no task, no turn.
+            self._handlers.start(event.id, self._answer(event))
         elif isinstance(event, Response):
             self._settle(event.id, result=event.result)
         elif isinstance(event, ErrorResponse):
@@ -349,9 +355,7 @@ class Peer:
             self._settle(event.id, error=event.error)
         elif isinstance(event, Cancelled):
             self._handlers.cancel(event.request_id)
-        elif isinstance(event, Progress):
-            await self._report_progress(event)
-        else:
+        elif isinstance(event, ProtocolViolation):
             self.violations.append(event)
             del self.violations[:-VIOLATIONS_KEPT]
 
@@ -393,8 +397,10 @@ class Peer:
                 logger.exception("cannot send the answer to %s %s", request.method, request.id)
                 self.session.send_error(request.id, INTERNAL_ERROR, f"Internal error: {exc}")
         finally:
-            self._handlers.answered(request.id)
-        await self.flush()
+            self._running.pop(request.id, None)  # answered: no cancellation reaches it now
+        rest = self.flush_now()
+        if rest is not None:
+            await rest
 
     # -- closing -------------------------------------------------------------------------
 

@@ -39,41 +39,45 @@ class RequestTasks:
     """Tasks of the peer's requests still being handled, by request id."""
 
     def __init__(self) -> None:
-        self._tasks: dict[RequestId, asyncio.Task[None]] = {}
+        self.running: dict[RequestId, asyncio.Task[None]] = {}
+        """The tasks by request id; popping one's id (answered) keeps cancellation off it."""
 
     def start(self, request_id: RequestId, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` now (``start_eagerly``); if it waits, keep its task until it ends."""
         task = start_eagerly(work)
-        if task is None:
-            return
-        self._tasks[request_id] = task
+        if task is not None:
+            self.keep(request_id, task)
+
+    def keep(self, request_id: RequestId, task: asyncio.Task[None]) -> None:
+        """Keep the task of a handler that waits (``start_eagerly``'s) until it ends."""
+        self.running[request_id] = task
         task.add_done_callback(lambda done: self._forget(request_id, done))
 
     def _forget(self, request_id: RequestId, task: asyncio.Task[None]) -> None:
-        if self._tasks.get(request_id) is task:  # not a later request that reused the id
-            del self._tasks[request_id]
+        if self.running.get(request_id) is task:  # not a later request that reused the id
+            del self.running[request_id]
 
     def answered(self, request_id: RequestId) -> None:
         """The handler answered: from now on no cancellation reaches its task."""
-        self._tasks.pop(request_id, None)
+        self.running.pop(request_id, None)
 
     def cancel(self, request_id: RequestId) -> None:
         """Cancel the handler of ``request_id``, if it is still running."""
-        task = self._tasks.pop(request_id, None)
+        task = self.running.pop(request_id, None)
         if task is not None:
             task.cancel()
 
     def cancel_all(self) -> None:
         """Cancel every handler still running."""
-        for task in list(self._tasks.values()):
+        for task in list(self.running.values()):
             task.cancel()
 
     def tasks(self) -> list[asyncio.Task[None]]:
         """The tasks still running."""
-        return list(self._tasks.values())
+        return list(self.running.values())
 
     def __len__(self) -> int:
-        return len(self._tasks)
+        return len(self.running)
 
 
 def start_eagerly(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:

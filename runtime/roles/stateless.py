@@ -212,18 +212,21 @@ class StatelessServer:
             result["instructions"] = self.server.instructions
         return result
 
-    def complete(self, method: str, result: Any) -> Any:
+    def complete(self, method: str, result: Any, info: dict[str, Any] | None = None) -> Any:
         """A handler's result as sent: ``resultType``, serverInfo, cache hints, sorted tools.
 
         A generated result Struct is completed as a Struct (``msgspec.structs.replace``): no
         conversion to builtins and back. Other results (dicts, the builtins') as JSON objects.
+        ``info``: the serverInfo a connection worked out once (else asked of the server now).
         """
-        shape = _shape_of(result.__class__)
+        kind = result.__class__
+        shape = _SHAPES[kind] if kind in _SHAPES else _shape_of(kind)
         if shape is None:
-            return self._complete_json(method, result)
+            return self._complete_json(method, result, info)
         changes: dict[str, Any] = {}
         meta = result.meta
-        info = self.server_info()
+        if info is None:
+            info = self.server_info()
         if meta is msgspec.UNSET or meta is None:
             changes["meta"] = {META_SERVER_INFO: info}
         elif META_SERVER_INFO not in meta:
@@ -238,7 +241,9 @@ class StatelessServer:
             changes["tools"] = sorted(result.tools, key=_tool_name)
         return msgspec.structs.replace(result, **changes)
 
-    def _complete_json(self, method: str, result: Any) -> dict[str, Any]:
+    def _complete_json(
+        self, method: str, result: Any, info: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """``complete`` for a result that is no generated result Struct: as a JSON object."""
         out = as_object(msgspec.to_builtins(result))
         if out is None:
@@ -247,7 +252,8 @@ class StatelessServer:
         meta = as_object(out.get("_meta"))  # out is to_builtins' fresh copy: change in place
         if meta is None:
             meta = out["_meta"] = {}
-        meta.setdefault(META_SERVER_INFO, self.server_info())
+        if META_SERVER_INFO not in meta:
+            meta[META_SERVER_INFO] = self.server_info() if info is None else info
         if method in CACHEABLE and out["resultType"] == "complete":
             ttl, scope = self.hints.get(method, (None, None))
             out.setdefault("ttlMs", self.cache_ttl_ms if ttl is None else ttl)
@@ -366,6 +372,9 @@ class StatelessConnection(ServerSide):
         self.our_capabilities = face.capabilities
         self.handlers = face.handlers
         self.builtins = {DISCOVER: self._discover, LISTEN: self._listen}
+        self.server_info = face.server_info()
+        """The serverInfo of every result's ``_meta``, worked out once per connection (as
+        ``initialize`` says it once per session)."""
         self._check = check
         if face.tasks is not None:
             self.tasks = TaskStarter(face.tasks, self.context)
@@ -410,7 +419,9 @@ class StatelessConnection(ServerSide):
     def context(self, request: Request) -> ServerContext:
         """The revision's context for ``request``, with the facts its ``_meta`` states."""
         context = self.server.CONTEXT(self, request)
-        context.facts = facts = RequestFacts.read(meta_of(request.params))
+        params: Any = request.params  # typed params keep ``_meta`` as a field: read at once
+        meta = meta_of(params) if params is None or isinstance(params, dict) else params.meta
+        context.facts = facts = RequestFacts.read(meta)
         _FACTS.set(facts)  # the handler's own task (and what it starts): see ``request``
         return context
 
@@ -424,7 +435,7 @@ class StatelessConnection(ServerSide):
             raise MCPError(MISSING_CLIENT_CAPABILITY, str(exc), exc.data) from None
         except (InvalidInputResponse, InvalidRequestState) as exc:
             raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
-        return self.face.complete(request.method, result)
+        return self.face.complete(request.method, result, self.server_info)
 
     async def on_notification(self, method: str, params: Any) -> None:
         """Client notifications carry nothing a stateless server acts on (cancellation is

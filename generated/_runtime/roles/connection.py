@@ -115,10 +115,12 @@ class RequestFacts:
         found = _object(meta)
         level = found.get(META_LOG_LEVEL)
         version = found.get(META_VERSION)
+        capabilities: dict[str, Any] = found.get(META_CAPABILITIES) or {}
+        info: dict[str, Any] = found.get(META_CLIENT_INFO) or {}
         return cls(
             version if type(version) is str else "",
-            _object(found.get(META_CAPABILITIES)),
-            _object(found.get(META_CLIENT_INFO)),
+            capabilities if type(capabilities) is dict else {},
+            info if type(info) is dict else {},
             level if level is not None and level in LOG_LEVELS else None,
         )
 

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from ..core.errors import METHOD_NOT_FOUND, MCPError
 from ..core.events import Notification, Request
-from ..core.lifecycle import gate
+from ..core.lifecycle import has_capability
 from ..core.methods import MethodSpec
 
 Handler = Callable[[Any, Any], Awaitable[Any]]
@@ -94,12 +94,17 @@ async def dispatch_request(conn: Receiver, request: Request) -> Any:
     if builtin is not None:
         return await builtin(request)
     spec = conn.methods.get(method)
-    if spec is None or (
-        spec.capability is not None
-        and gate(spec, ours=conn.our_capabilities, theirs=conn.their_capabilities, sending=False)
-        is not None
-    ):
+    if spec is None:
         raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
+    capability = spec.capability
+    if capability is not None and spec.capability_owner is not None:
+        # ``gate`` for a request we receive: the receiver's capability is ours (read without
+        # the call, and the peer's only where the method needs the sender's).
+        held = (
+            conn.their_capabilities if spec.capability_owner == "sender" else conn.our_capabilities
+        )
+        if not has_capability(held, capability):
+            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
     handler = conn.handlers.get(method)
     if handler is not None:
         tasks = conn.tasks

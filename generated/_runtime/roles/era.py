@@ -14,16 +14,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Coroutine, Iterable, Sequence
+from typing import Any, TypeVar
 
 import msgspec
 from msgspec import UNSET, Raw
 
 from ..core.frame_guard import DEFAULT_MAX_DEPTH
+from ..core.message import Message
 from ..core.meta import META_VERSION
 from ..core.transport import ConnectionClosed, PushesFrames, RelatedId, Transport
 from ..core.wire import Inbound, Malformed, Outbound, as_id, as_object, meta_of
+from ..transports.lines import WritesNow
 from .definition import ServerDefinition
 from .handshake import ServerConnection
 from .peer import Peer
@@ -109,6 +111,15 @@ def probe(frame: bytes) -> Probe:
         return Probe()  # not a message the probe reads: the session will say what is wrong
 
 
+def _no_initialize(read: Inbound) -> bool:
+    """Whether a frame read on the general path holds no well-formed single ``initialize``
+    (that one, and a malformed single message, the probe decides)."""
+    if read.batch or len(read.messages) != 1:
+        return True
+    first = read.messages[0]
+    return type(first) is not Malformed and first.method != "initialize"
+
+
 class _Inner:
     """A connection's share of the stream: it writes to the stream; the router reads the
     stream and hands each frame to the connection's peer (``Peer.take``), so nothing is
@@ -137,6 +148,22 @@ class _Inner:
         self._closed = True
 
 
+class _InnerNow(_Inner):
+    """A share of a stream whose transport writes at once (stdio): so does the share."""
+
+    write_now: Callable[[Outbound], Coroutine[Any, Any, None] | None]
+    """The stream's own (``WritesNow``): its peer stops writing once it closed this share."""
+
+    def __init__(self, outer: Transport, now: WritesNow) -> None:
+        super().__init__(outer)
+        self.write_now = now.write_now
+
+
+def _share(outer: Transport) -> _Inner:
+    """A connection's share of the stream ``outer``."""
+    return _InnerNow(outer, outer) if isinstance(outer, WritesNow) else _Inner(outer)
+
+
 class _Stream:
     """One stream serving both eras: each frame goes to the connection of its era."""
 
@@ -151,7 +178,7 @@ class _Stream:
         self.handshake = handshake
         self.max_depth = max_depth
         self.versions = frozenset(s.FACTS.version for s in handshake)
-        self.stateless: StatelessConnection = face.connect(_Inner(transport), max_depth=max_depth)
+        self.stateless: StatelessConnection = face.connect(_share(transport), max_depth=max_depth)
         self.session: ServerConnection | None = None
         """The handshake session, from the first frame routed to it (``initialize``)."""
 
@@ -170,48 +197,22 @@ class _Stream:
         default = not opened and found.method != "initialize"
         return is_stateless(None, meta, self.versions, in_session=False, otherwise=default)
 
-    def _parse_unless_initialize(self, frame: bytes) -> bytes | Inbound:
-        """Before ``initialize``, parse ``frame`` once for the stateless session, where exact.
-
-        Until a session opens, only a well-formed ``initialize`` can leave the stateless
-        connection, so any other parse is routed (and handled) as is; that one and malformed
-        single messages stay bytes for the probe to decide, as before.
-        """
-        inbound = self.stateless.peer.session.parse(frame)
-        if inbound.batch or len(inbound.messages) != 1:
-            return inbound
-        message = inbound.messages[0]
-        if type(message) is Malformed or message.method == "initialize":
-            return frame
-        return inbound
-
-    def _parse_in_session(self, session: ServerConnection, frame: bytes) -> Inbound | None:
-        """Parse ``frame`` once, for the open session, when that parse settles its era.
-
-        A request or notification decoded in one pass carries its ``_meta`` typed (or no
-        params): the era is read off it, and the parse goes to the session, so the frame is
-        not decoded a second time by ``probe``. None: the probe decides, as for anything else
-        (a batch, a malformed frame, params kept raw, a cancellation) and for a ``_meta``
-        version of the stateless era (that connection parses the frame itself).
-        """
-        parsed = session.peer.session.parse(frame)
-        if parsed.batch or len(parsed.messages) != 1:
-            return None
-        message = parsed.messages[0]
-        if type(message) is Malformed or not message.shaped:
-            return None
-        if message.method == "notifications/cancelled":
-            return None
+    def _in_session(self, message: Message) -> bool:
+        """Whether a message the open session read in one pass is the session's: a request or
+        notification whose typed ``_meta`` names no stateless version (so the frame is not
+        decoded a second time by ``probe``). False: the probe decides, as for anything else
+        (params kept raw, a response, a cancellation) and for a ``_meta`` version of the
+        stateless era (that connection parses the frame itself)."""
+        if not message.shaped or message.method == "notifications/cancelled":
+            return False
         params = message.params
         if params is UNSET:
-            return parsed
+            return True
         if type(params) is Raw:
-            return None
+            return False
         meta = as_object(meta_of(params))
         version = None if meta is None else meta.get(META_VERSION)
-        if is_stateless(None, version, self.versions, in_session=False, otherwise=False):
-            return None
-        return parsed
+        return not is_stateless(None, version, self.versions, in_session=False, otherwise=False)
 
     async def run(self) -> None:
         """Route until the stream closes; then end both connections."""
@@ -227,25 +228,45 @@ class _Stream:
 
     def _pushed(self, frame: bytes | Inbound) -> asyncio.Task[None] | None:
         """Route a frame the transport pushes, at once; a task only if routing it waits."""
-        return start_eagerly(self._route(frame))
+        rest = self._route_now(frame)
+        return None if rest is None else start_eagerly(rest)
 
     async def _route(self, frame: bytes | Inbound) -> None:
         """Hand one frame to the connection of its era (the handshake one opens here)."""
+        rest = self._route_now(frame)
+        if rest is not None:
+            await rest
+
+    def _route_now(self, frame: bytes | Inbound) -> Coroutine[Any, Any, None] | None:
+        """``_route`` by plain calls (``Peer.take_now``): None, or the rest to await at once.
+
+        A frame is read once, by the connection it most likely goes to. Before ``initialize``
+        only a well-formed ``initialize`` can leave the stateless connection, so what that
+        connection read goes to it as read; that one and a malformed single message stay bytes
+        for the probe. Once the session is open, what it read goes to it where the read
+        settles the era (``_in_session``); anything else is probed.
+        """
+        if isinstance(frame, Inbound):
+            return self.stateless.peer.take_now(frame)
         session = self.session
-        if session is not None and not isinstance(frame, Inbound):
-            parsed = self._parse_in_session(session, frame)
-            if parsed is not None:
-                await session.peer.take(parsed)
-                return
-        if session is None and not isinstance(frame, Inbound):
-            frame = self._parse_unless_initialize(frame)
-        if isinstance(frame, Inbound) or self._is_stateless(frame):
-            await self.stateless.peer.take(frame)
-            return
+        if session is not None:
+            read = session.peer.session.read(frame)
+            if not isinstance(read, Inbound) and self._in_session(read):
+                return session.peer.take_now(read)
+        else:
+            stateless = self.stateless.peer
+            read = stateless.session.read(frame)
+            if isinstance(read, Inbound):
+                if _no_initialize(read):
+                    return stateless.take_now(read)
+            elif read.method != "initialize":
+                return stateless.take_now(read)
+        if self._is_stateless(frame):
+            return self.stateless.peer.take_now(frame)
         if self.session is None:
-            self.session = ServerConnection(self.handshake, _Inner(self.transport), self.max_depth)
+            self.session = ServerConnection(self.handshake, _share(self.transport), self.max_depth)
         # Fed here, not through a queue to a task of its own: no loop turn per frame.
-        await self.session.peer.take(frame)
+        return self.session.peer.take_now(frame)
 
     async def _end(self, peer: Peer) -> None:
         await peer.close()
