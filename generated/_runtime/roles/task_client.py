@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, Literal, Union, cast
+from typing import Any, Final, Literal, Protocol, Union, cast
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -37,10 +37,6 @@ from ..core.methods import MethodSpec, VariantSpec
 from ..core.tasks import EXTENSION, EXTENSION_METHODS, STATUS_NOTIFICATION, TERMINAL
 from ..core.wire import as_object
 from .connection import DEFAULT, Default
-
-if TYPE_CHECKING:
-    from .client import ClientBase
-    from .stateless_client import StatelessRequests
 
 __all__ = [
     "EXTENSION",
@@ -108,6 +104,10 @@ def extension_rows() -> dict[str, MethodSpec[Any, Any]]:
     return rows
 
 
+_ROWS: Final = extension_rows()
+"""The extension's rows, as every client without handshake adds them to its session."""
+
+
 def accepting_task(spec: MethodSpec[Any, Any]) -> MethodSpec[Any, Any]:
     """The variant of a ``tools/call`` row whose result may also be a ``CreatedTask``.
 
@@ -157,10 +157,59 @@ def task_state(params: Any) -> TaskState:
     return convert(params, TaskState)
 
 
+class TaskRequests(Protocol):
+    """What the extension's calls use of a client's requests without handshake
+    (``StatelessRequests``)."""
+
+    def meta(self) -> dict[str, Any]:
+        """The ``_meta`` every request of the client carries."""
+        ...
+
+    async def send(
+        self, spec: MethodSpec[Any, Any], params: Any, timeout: float | None, progress: None
+    ) -> Any:
+        """One request with the client's ``_meta``."""
+        ...
+
+    async def request(
+        self, spec: MethodSpec[Any, Any], params: Any, timeout: float | None, progress: None
+    ) -> Any:
+        """A request whose input rounds are answered; its typed result."""
+        ...
+
+    async def answer_json(self, requests: Mapping[str, Any]) -> dict[str, Any]:
+        """Answers to input requests by the client's own handlers, as JSON."""
+        ...
+
+
+class TaskClient(Protocol):
+    """What the extension's calls use of a client (``ClientBase``)."""
+
+    @property
+    def stateless(self) -> TaskRequests | None:
+        """The client's requests without handshake (None: a handshake client)."""
+        ...
+
+    @property
+    def protocol_version(self) -> str:
+        """The revision the client speaks."""
+        ...
+
+    @property
+    def timeout(self) -> float | None:
+        """The client's default request timeout."""
+        ...
+
+    @property
+    def methods(self) -> Mapping[str, MethodSpec[Any, Any]]:
+        """The client's method table."""
+        ...
+
+
 # -- the calls -------------------------------------------------------------------------------
 
 
-def _requests(client: ClientBase[Any]) -> StatelessRequests:
+def _requests(client: TaskClient) -> TaskRequests:
     """The client's request path without a handshake (the extension has no other)."""
     requests = client.stateless
     if requests is None:
@@ -171,32 +220,32 @@ def _requests(client: ClientBase[Any]) -> StatelessRequests:
     return requests
 
 
-def _own_meta(requests: StatelessRequests) -> dict[str, Any]:
+def _own_meta(requests: TaskRequests) -> dict[str, Any]:
     """A request's own ``_meta`` declaring the extension with the client's capabilities."""
     caps = requests.meta().get(META_CAPABILITIES)
     return {META_CAPABILITIES: declaring(as_object(caps) or {})}
 
 
 async def task_request(
-    requests: StatelessRequests,
+    requests: TaskRequests,
     method: Literal["tasks/get", "tasks/update", "tasks/cancel"],
     params: dict[str, Any],
     timeout: float | None,
 ) -> dict[str, Any]:
     """Send one of the extension's requests, declaring the extension; its JSON result."""
-    spec = requests.conn.peer.session.methods[method]
+    spec = _ROWS[method]
     body = {**params, "_meta": _own_meta(requests)}
     found: dict[str, Any] = await requests.send(spec, body, timeout, None)
     return found
 
 
-def _timeout(client: ClientBase[Any], timeout: float | Default | None) -> float | None:
+def _timeout(client: TaskClient, timeout: float | Default | None) -> float | None:
     """The call's timeout, or the client's own."""
     return client.timeout if isinstance(timeout, Default) else timeout
 
 
 async def call_tool_task(
-    client: ClientBase[Any],
+    client: TaskClient,
     name: str,
     arguments: Mapping[str, Any] | None = None,
     *,
@@ -213,7 +262,7 @@ async def call_tool_task(
 
 
 async def get_task(
-    client: ClientBase[Any],
+    client: TaskClient,
     task_id: str,
     *,
     timeout: float | Default | None = DEFAULT,
@@ -226,7 +275,7 @@ async def get_task(
 
 
 async def update_task(
-    client: ClientBase[Any],
+    client: TaskClient,
     task_id: str,
     input_responses: Mapping[str, Any],
     *,
@@ -239,7 +288,7 @@ async def update_task(
 
 
 async def cancel_task(
-    client: ClientBase[Any],
+    client: TaskClient,
     task_id: str,
     *,
     timeout: float | Default | None = DEFAULT,
@@ -253,7 +302,7 @@ async def cancel_task(
 
 
 async def follow(
-    requests: StatelessRequests,
+    requests: TaskRequests,
     spec: MethodSpec[Any, Any],
     created: CreatedTask,
     timeout: float | None,
