@@ -22,6 +22,18 @@ from .redis_client import client_for, result
 
 DEFAULT_TTL_MS: Final = 3_600_000
 MAX_TTL_MS: Final = 86_400_000
+SAVE_UNLESS_TERMINAL: Final = """
+local status = redis.call('HGET', KEYS[1], 'status')
+if status == 'completed' or status == 'failed' or status == 'cancelled' then
+  return 0
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+if ARGV[1] ~= '' then
+  redis.call('PEXPIREAT', KEYS[1], ARGV[1])
+end
+return 1
+"""
+"""Write a task's hash unless the stored task is terminal already (one atomic step)."""
 POLL_S: Final = 0.05
 """Seconds between reads of a task awaited by ``wait`` (doubling up to ``poll_every``)."""
 
@@ -80,8 +92,18 @@ class RedisTaskStore:
         return record if record is not None and record.owner == owner else None
 
     async def save(self, record: TaskRecord) -> None:
-        """Write a status change or an outcome; a terminal one also wakes local waiters."""
-        await self._write(self.client.pipeline(transaction=True), record)
+        """Write a status change or an outcome; a terminal one also wakes local waiters.
+
+        A task already terminal in Redis stays as it is (a status is final once terminal:
+        another worker's ``tasks/cancel`` is not overwritten by the handler's outcome here),
+        and ``record`` takes the stored outcome."""
+        expire = "" if record.ttl is None else str(int(record.created * 1000) + record.ttl)
+        fields = [part for pair in _fields(record).items() for part in pair]
+        key = self._key(record.task_id)
+        if not await result(self.client.eval(SAVE_UNLESS_TERMINAL, 1, key, expire, *fields)):
+            stored = await result(self.client.hgetall(key))
+            if stored:
+                _adopt(record, _record(record.task_id, stored))
         if record.terminal:
             record.done.set()
 
@@ -112,6 +134,12 @@ class RedisTaskStore:
             return page, None
         next_seq = await result(self.client.zscore(self._owned(owner), ids[self.page_size]))
         return page, f"t{int(next_seq)}"
+
+
+def _adopt(record: TaskRecord, stored: TaskRecord) -> None:
+    """Give ``record`` the stored task's status and outcome."""
+    record.status, record.status_message = stored.status, stored.status_message
+    record.updated, record.result, record.error = stored.updated, stored.result, stored.error
 
 
 def _cursor_seq(cursor: str) -> int:

@@ -49,6 +49,27 @@ async def test_a_task_made_on_one_worker_is_read_and_awaited_on_the_other(
     assert done.status == "completed" and done.result == {"content": [], "isError": False}
 
 
+async def test_a_task_cancelled_on_one_worker_stays_cancelled_when_its_handler_ends_on_another(
+    stores: tuple[RedisTaskStore, RedisTaskStore],
+) -> None:
+    """A terminal status is final (2025-11-25 tasks: no transition out of one): the running
+    worker's later ``completed`` does not overwrite the other worker's ``cancelled``, and the
+    running worker's own record and waiters see the stored outcome."""
+    here, there = stores
+    running = await here.create("dave", "tools/call", 60_000)
+    cancelling = await there.get("dave", running.task_id)
+    assert cancelling is not None
+    cancelling.status = "cancelled"
+    await there.save(cancelling)
+    running.status, running.result = "completed", {"content": [], "isError": False}
+    await here.save(running)
+    for store in (here, there):
+        stored = await store.get("dave", running.task_id)
+        assert stored is not None and stored.status == "cancelled" and stored.result is None
+    assert running.status == "cancelled" and running.result is None and running.terminal
+    assert (await asyncio.wait_for(here.wait(running), STEP_S)).status == "cancelled"
+
+
 async def test_tasks_are_listed_in_creation_order_across_workers(
     stores: tuple[RedisTaskStore, RedisTaskStore],
 ) -> None:
