@@ -287,8 +287,7 @@ class Peer(PeerWrites):
         tasks of the requests it brings keep."""
         told = RELATED_REQUEST.set(related)
         try:
-            for event in self.session.receive(frame):
-                await self._handle(event)
+            await self.feed(frame)
         finally:
             RELATED_REQUEST.reset(told)
         if self.flush_due:
