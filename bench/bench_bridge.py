@@ -22,8 +22,8 @@ wall clock, and the load average (``os.getloadavg``) before and after.
 
 ``python bench/bench_bridge.py [--fifo]``: with ``--fifo`` (root) every process of the bench
 runs under ``SCHED_FIFO``, so the machine's other processes no longer preempt them or run
-before them (on a machine busy with other work, rounds that lay 5x apart came within 20% of
-one another). The
+before them (on a machine busy with other work, the rounds of one run spread 1.5x at most
+instead of 5x). The
 kernel then places woken processes by another policy than the default one users run under:
 quote both, each named.
 """
