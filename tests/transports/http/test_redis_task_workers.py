@@ -9,6 +9,7 @@ import asyncio
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import msgspec
 import pytest
 
 from generated._runtime.backends.base import BackendUnavailable
@@ -17,9 +18,10 @@ from generated._runtime.core.errors import INTERNAL_ERROR, MCPError
 from generated._runtime.roles.stateless import StatelessServer
 from generated._runtime.roles.tasks import TaskSupport
 from generated._runtime.roles.taskstore import TaskRecord
+from generated._runtime.transports.http.stateless import ToolHeaders, serve_stateless_post
 from generated.v2026_07_28 import Server, ServerContext
 from generated.v2026_07_28 import types as t
-from tests.roles.test_stateless_tasks import send
+from tests.roles.test_stateless_tasks import frame, send
 from tests.support.http_support import bounded
 from tests.support.topology_support import free_port, redis_server
 
@@ -218,6 +220,51 @@ async def test_redis_away_is_backend_unavailable() -> None:
                 await call()
     finally:
         await store.close()
+
+
+@bounded
+async def test_a_task_request_meeting_redis_away_is_answered_503_over_http() -> None:
+    """Over HTTP without a session, a ``tasks/get`` or a task ``tools/call`` whose store
+    cannot reach Redis is answered 503 with ``Retry-After`` (as the other Redis-backed paths),
+    its body a JSON-RPC error saying to try again; the worker serves on."""
+    store = RedisTaskStore(f"redis://127.0.0.1:{free_port()}/0", socket_timeout=0.5)
+    engine = StatelessServer(HeldServer(store))
+    asked = [
+        ("tasks/get", {"taskId": "t1"}, "t1"),
+        ("tools/call", {"name": "hold", "arguments": {}}, "hold"),
+    ]
+    try:
+        for method, params, name in asked:
+            headers = {
+                "mcp-protocol-version": "2026-07-28",
+                "mcp-method": method,
+                "mcp-name": name,
+            }
+            start, body = await post(engine, frame(method, params), headers)
+            assert start["status"] == 503, (method, body)
+            assert (b"retry-after", b"1") in start["headers"]
+            error = body["error"]
+            assert error["code"] == INTERNAL_ERROR and "unavailable" in error["message"].lower()
+            assert error["data"] == {"retryAfter": 1}
+    finally:
+        await store.close()
+
+
+async def post(
+    engine: StatelessServer, message: dict[str, Any], headers: dict[str, str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One stateless POST as the HTTP app serves it: its ``http.response.start`` and body."""
+    sent: list[Any] = []
+
+    async def receive() -> Any:
+        await asyncio.Event().wait()
+
+    async def send_out(event: Any) -> None:
+        sent.append(event)
+
+    body = msgspec.json.encode(message)
+    await serve_stateless_post(engine, ToolHeaders(engine), headers, body, receive, send_out)
+    return sent[0], msgspec.json.decode(sent[1]["body"])
 
 
 async def finish(store: RedisTaskStore, record: TaskRecord) -> None:
