@@ -13,6 +13,7 @@ import msgspec
 import pytest
 
 from generated._runtime.backends.base import BackendUnavailable
+from generated._runtime.backends.redis import RedisBackend
 from generated._runtime.backends.redis_tasks import RedisTaskStore
 from generated._runtime.core.errors import INTERNAL_ERROR, MCPError
 from generated._runtime.roles.stateless import StatelessServer
@@ -160,6 +161,36 @@ async def test_a_dead_workers_task_becomes_failed_on_the_other_worker(
     await a.renew()  # A comes back (it was stopped): its handler ends, the failure stays
     await asyncio.wait_for(a.server.cancelled.wait(), STEP_S)
     assert (await send(a.engine, "tasks/get", {"taskId": task_id}))["status"] == "failed"
+
+
+@bounded
+async def test_a_killed_backends_task_fails_once_its_lease_lapses(redis_url: str) -> None:
+    """With ``RedisBackend`` (its store names the worker, its lease renewed in the
+    background): worker A stops renewing as a killed process does, and once its lease lapsed
+    worker B's ``tasks/result`` wait ends with the task ``failed``."""
+
+    async def serve(scope: Any, receive: Any, send: Any) -> None:
+        """No request is forwarded here."""
+
+    async def lease_lost() -> None:
+        """No session is held here."""
+
+    here = RedisBackend(redis_url, prefix="killed", lease=0.5, renew_every=0.1)
+    there = RedisBackend(redis_url, prefix="killed", lease=0.5, renew_every=0.1)
+    await here.start(serve, lease_lost)
+    await there.start(serve, lease_lost)
+    try:
+        running = await here.task_store.create("ivan", "tools/call", None)
+        await asyncio.sleep(1.0)  # longer than the lease: renewed, so still working
+        seen = await there.task_store.get("ivan", running.task_id)
+        assert seen is not None and seen.status == "working"
+        here.renew_every = 3600.0  # as if killed: no more renewals, the lease lapses
+        done = await asyncio.wait_for(there.task_store.wait(seen), STEP_S)
+        assert done.status == "failed" and done.error is not None
+        assert done.status_message == done.error.message and "worker" in done.error.message
+    finally:
+        await there.stop()
+        await here.stop()
 
 
 async def test_a_requestors_running_tasks_are_bounded_across_workers(redis_url: str) -> None:
