@@ -9,7 +9,6 @@ import asyncio
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-import msgspec
 import pytest
 
 from generated._runtime.backends.base import BackendUnavailable
@@ -19,10 +18,9 @@ from generated._runtime.core.errors import INTERNAL_ERROR, MCPError
 from generated._runtime.roles.stateless import StatelessServer
 from generated._runtime.roles.tasks import TaskSupport
 from generated._runtime.roles.taskstore import TaskRecord
-from generated._runtime.transports.http.stateless import ToolHeaders, serve_stateless_post
 from generated.v2026_07_28 import Server, ServerContext
 from generated.v2026_07_28 import types as t
-from tests.roles.test_stateless_tasks import frame, send
+from tests.roles.test_stateless_tasks import frame, post_http, send
 from tests.support.http_support import bounded
 from tests.support.topology_support import free_port, redis_server
 
@@ -271,7 +269,7 @@ async def test_a_task_request_meeting_redis_away_is_answered_503_over_http() -> 
                 "mcp-method": method,
                 "mcp-name": name,
             }
-            start, body = await post(engine, frame(method, params), headers)
+            start, body = await post_http(engine, frame(method, params), headers)
             assert start["status"] == 503, (method, body)
             assert (b"retry-after", b"1") in start["headers"]
             error = body["error"]
@@ -279,23 +277,6 @@ async def test_a_task_request_meeting_redis_away_is_answered_503_over_http() -> 
             assert error["data"] == {"retryAfter": 1}
     finally:
         await store.close()
-
-
-async def post(
-    engine: StatelessServer, message: dict[str, Any], headers: dict[str, str]
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """One stateless POST as the HTTP app serves it: its ``http.response.start`` and body."""
-    sent: list[Any] = []
-
-    async def receive() -> Any:
-        await asyncio.Event().wait()
-
-    async def send_out(event: Any) -> None:
-        sent.append(event)
-
-    body = msgspec.json.encode(message)
-    await serve_stateless_post(engine, ToolHeaders(engine), headers, body, receive, send_out)
-    return sent[0], msgspec.json.decode(sent[1]["body"])
 
 
 async def finish(store: RedisTaskStore, record: TaskRecord) -> None:
