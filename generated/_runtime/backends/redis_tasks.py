@@ -164,11 +164,12 @@ class RedisTaskStore:
     async def _prune(self, owner: str) -> None:
         """Forget the running tasks of ``owner`` that ended, expired or lost their worker."""
         key = self._running(owner)
-        for member in await result(self.client.smembers(key)):
-            task_id = bytes(member).decode()
-            record = await self._read(task_id)
-            if record is None or record.terminal:
-                await result(self.client.srem(key, task_id))
+        ids = [bytes(member).decode() for member in await result(self.client.smembers(key))]
+        gone = [
+            task_id for task_id, ended in zip(ids, await self._ended(ids), strict=True) if ended
+        ]
+        if gone:
+            await result(self.client.srem(key, *gone))
 
     async def _make_room(self, owner: str) -> None:
         """Keep at most ``max_tasks_per_owner`` tasks: the oldest ended or expired ones go."""
@@ -177,14 +178,9 @@ class RedisTaskStore:
         if excess <= 0:
             return
         oldest = await result(self.client.zrange(owned, 0, self.max_running_per_owner + excess))
-        gone: list[str] = []
-        for member in oldest:
-            task_id = bytes(member).decode()
-            record = await self._read(task_id)
-            if record is None or record.terminal:
-                gone.append(task_id)
-                if len(gone) == excess:
-                    break
+        ids = [bytes(member).decode() for member in oldest]
+        ended = await self._ended(ids)
+        gone = [task_id for task_id, done in zip(ids, ended, strict=True) if done][:excess]
         if gone:
             pipe = self.client.pipeline(transaction=False)
             pipe.zrem(owned, *gone)
@@ -193,6 +189,39 @@ class RedisTaskStore:
         if len(gone) < excess:
             limit = self.max_tasks_per_owner
             raise MCPError(INTERNAL_ERROR, f"Too many tasks: {limit} of this requestor are kept")
+
+    async def _ended(self, ids: list[str]) -> list[bool]:
+        """For each task: whether it is gone, terminal, or running on a worker whose lease is
+        gone (then stored ``failed``). Two pipelined reads, whatever the number of tasks."""
+        if not ids:
+            return []
+        pipe = self.client.pipeline(transaction=False)
+        for task_id in ids:
+            pipe.hmget(self._key(task_id), "status", "worker")
+        found: list[tuple[str | None, str | None]] = [
+            (
+                None if status is None else bytes(status).decode(),
+                None if w is None else bytes(w).decode(),
+            )
+            for status, w in await pipe.execute()
+        ]
+        workers = sorted({w for status, w in found if w is not None and status not in TERMINAL})
+        alive: dict[str, bool] = {}
+        if workers:
+            pipe = self.client.pipeline(transaction=False)
+            for name in workers:
+                pipe.exists(self.lease_key(name))
+            alive = dict(zip(workers, map(bool, await pipe.execute()), strict=True))
+        ended: list[bool] = []
+        for task_id, (status, runs_on) in zip(ids, found, strict=True):
+            if status is None or status in TERMINAL:
+                ended.append(True)
+            elif runs_on is not None and not alive.get(runs_on, True):
+                await self._read(task_id)  # stores it failed
+                ended.append(True)
+            else:
+                ended.append(False)
+        return ended
 
     async def _write(self, pipe: Any, record: TaskRecord) -> None:
         """Put the record's hash (with its TTL and worker) in ``pipe`` and run it."""

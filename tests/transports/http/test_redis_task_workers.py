@@ -210,6 +210,27 @@ async def test_a_requestors_running_tasks_are_bounded_across_workers(redis_url: 
         await there.close()
 
 
+async def test_a_dead_workers_tasks_stop_counting_against_the_bound(redis_url: str) -> None:
+    """The running tasks of a worker whose lease lapsed make room for new ones (they are
+    stored ``failed`` when the bound is reached), on the worker that still lives."""
+    dead = RedisTaskStore(redis_url, prefix="bound3", worker="w1", max_running_per_owner=2)
+    live = RedisTaskStore(redis_url, prefix="bound3", worker="w2", max_running_per_owner=2)
+    try:
+        await dead.client.set(dead.lease_key("w1"), b"1", px=60_000)
+        await live.client.set(live.lease_key("w2"), b"1", px=60_000)
+        made = [await dead.create("judy", "tools/call", None) for _ in range(2)]
+        with pytest.raises(MCPError):
+            await live.create("judy", "tools/call", None)
+        await dead.client.delete(dead.lease_key("w1"))
+        await live.create("judy", "tools/call", None)
+        for record in made:
+            stored = await live.get("judy", record.task_id)
+            assert stored is not None and stored.status == "failed"
+    finally:
+        await dead.close()
+        await live.close()
+
+
 async def test_a_requestors_kept_tasks_are_bounded_the_oldest_ended_making_room(
     redis_url: str,
 ) -> None:
