@@ -3,7 +3,7 @@
 Keys (``prefix`` ``mcpgen``; a task's key carries its id as a hash tag): ``<prefix>:{<task>}:task``
 a hash of the record (with the ``worker`` running it), expiring with the task's TTL;
 ``<prefix>:tasks:<owner>`` a sorted set of the requestor's task ids by creation number
-(``tasks/list`` pages); ``<prefix>:tasks:<owner>:running`` the set of its running ones;
+(``tasks/list`` pages); ``<prefix>:running:<owner>`` the set of its running ones;
 ``<prefix>:tasks:seq`` the creation counter. ``wait`` re-reads the hash until the task is
 terminal, every ``poll_every`` seconds at most (the worker running the task may be another
 process).
@@ -110,7 +110,7 @@ class RedisTaskStore:
         return f"{self.prefix}:tasks:{owner}"
 
     def _running(self, owner: str) -> str:
-        return f"{self.prefix}:tasks:{owner}:running"
+        return f"{self.prefix}:running:{owner}"
 
     def lease_key(self, worker: str) -> str:
         """The liveness lease of ``worker`` (as ``RedisBackend`` keeps it)."""
