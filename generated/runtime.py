@@ -69,7 +69,7 @@ if TYPE_CHECKING:
     from ._runtime.roles.bridge import Bridge
     from ._runtime.roles.bridge_run import Downstream, Upstream, run_bridge
     from ._runtime.roles.mrtr import ask
-    from ._runtime.roles.stateless import CacheScope, cache_hints
+    from ._runtime.roles.stateless_results import CacheScope, cache_hints
     from ._runtime.roles.stateless_tasks import begin_task
     from ._runtime.roles.task_client import (
         CreatedTask,
@@ -93,8 +93,8 @@ _LAZY = {
     "EventStore": "transports.http.session",
     "MemoryEventStore": "transports.http.session",
     "connect_http_auto": "transports.http.client",
-    "CacheScope": "roles.stateless",
-    "cache_hints": "roles.stateless",
+    "CacheScope": "roles.stateless_results",
+    "cache_hints": "roles.stateless_results",
     "ask": "roles.mrtr",
     "begin_task": "roles.stateless_tasks",
     "CreatedTask": "roles.task_client",

@@ -19,6 +19,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Collection, Iterable
 from typing import Any, Protocol
 
+from ..core.errors import Unavailable
 from ..roles.subscriptions import Bus
 from ..roles.tasks import TaskSupport
 from ..roles.taskstore import TaskStore
@@ -32,7 +33,7 @@ FORWARDED: str = "mcpgen.forwarded"
 """The ASGI scope key marking a request forwarded by another worker (never forwarded again)."""
 
 
-class BackendUnavailable(Exception):
+class BackendUnavailable(Unavailable):
     """The shared backend cannot be reached (the HTTP app answers 503 at once)."""
 
 

@@ -20,7 +20,7 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
 
     raise MissingDependency("redis", "redis", "sharing state between workers") from exc
 
-__all__ = ["RedisError", "client_for", "result", "stop_requested"]
+__all__ = ["RedisError", "client_for", "lease_key", "result", "stop_requested"]
 
 
 def client_for(url: str, socket_timeout: float, *, retry: bool = True) -> Any:
@@ -40,6 +40,11 @@ def client_for(url: str, socket_timeout: float, *, retry: bool = True) -> Any:
         socket_connect_timeout=socket_timeout,
         retry=Retry(NoBackoff(), 1 if retry else 0, supported_errors=(RedisConnectionError,)),
     )
+
+
+def lease_key(prefix: str, worker: str) -> str:
+    """A worker's liveness lease (it exists while the worker lives and renews it)."""
+    return f"{prefix}:worker:{worker}:lease"
 
 
 async def result(call: Any) -> Any:

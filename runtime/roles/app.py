@@ -20,26 +20,24 @@ import importlib
 import inspect
 import re
 import sys
-import typing
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from types import UnionType
-from typing import Any, Protocol, TypeVar, Union, is_typeddict, overload, runtime_checkable
+from typing import Any, Protocol, TypeVar, overload, runtime_checkable
 
 import msgspec
 
 from ..core.codec import convert
 from ..core.errors import INVALID_PARAMS
 from ..core.methods import MethodSpec
-from .app_context import Context, json_items, json_object, object_schema, text_block
+from .app_context import json_items, json_object, text_block
+from .app_tools import AppTool, doc_line
 from .peer import MCPError
 from .server import ServerBase, ServerContext
-from .tools import PASSED_ON, ToolCall, failure_text
+from .tools import ToolCall
 
 F = TypeVar("F", bound=Callable[..., object])
 R = TypeVar("R")
 Json = dict[str, Any]
 _TEMPLATE_VAR = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_ENCODER = msgspec.json.Encoder()
 RESOURCE_NOT_FOUND = -32002
 """The error code MCP gives a read of a resource that does not exist."""
 
@@ -102,125 +100,10 @@ class Decorator(Protocol):
         ...
 
 
-def _doc(fn: Callable[..., object]) -> str | None:
-    text = inspect.getdoc(fn)
-    return text.split("\n\n")[0].replace("\n", " ") if text else None
-
-
-def _is_record(tp: object) -> bool:
-    """Struct, dataclass or TypedDict: returned as structured content as it is."""
-    if not isinstance(tp, type):
-        return False
-    cls: type[object] = tp
-    return issubclass(cls, msgspec.Struct) or dataclasses.is_dataclass(cls) or is_typeddict(cls)
-
-
 async def _called(fn: Callable[..., object], *args: object, **kwargs: object) -> object:
     """Call a sync or async function and return its value."""
     value = fn(*args, **kwargs)
     return await value if inspect.isawaitable(value) else value
-
-
-@dataclasses.dataclass(frozen=True)
-class _Tool:
-    """A tool: its definition on the wire and how to call its function."""
-
-    fn: Callable[..., object]
-    definition: Json
-    arguments: type[msgspec.Struct]
-    struct_param: str | None
-    context_param: str | None
-    output: str  # "text" (str), "content" (blocks), "record" (as is), "wrapped", "none"
-    is_async: bool
-
-    @classmethod
-    def build(cls, fn: Callable[..., object], name: str | None, title: str | None) -> _Tool:
-        """Read the signature and return annotation of ``fn``."""
-        hints = typing.get_type_hints(fn, include_extras=True)
-        params = inspect.signature(fn).parameters.values()
-        context = next((p.name for p in params if hints.get(p.name) is Context), None)
-        plain = [p for p in params if p.name != context]
-        tool_name = name or fn.__name__
-        struct_param = None
-        if len(plain) == 1 and _is_struct(hints.get(plain[0].name)):
-            struct_param, arguments = plain[0].name, hints[plain[0].name]
-        else:
-            fields = [
-                (p.name, hints.get(p.name, Any))
-                if p.default is inspect.Parameter.empty
-                else (p.name, hints.get(p.name, Any), p.default)
-                for p in plain
-            ]
-            arguments = msgspec.defstruct(f"{tool_name}_arguments", fields, kw_only=True)
-        definition: Json = {"name": tool_name, "inputSchema": object_schema(arguments)}
-        if (description := _doc(fn)) is not None:
-            definition["description"] = description
-        if title is not None:
-            definition["title"] = title
-        returns = hints.get("return", type(None))
-        if returns is str:
-            output = "text"
-        elif returns is type(None):
-            output = "none"
-        elif _is_content_list(returns):
-            output = "content"
-        elif _is_record(returns):
-            output = "record"
-            definition["outputSchema"] = object_schema(returns)
-        else:
-            output = "wrapped"
-            wrapper = msgspec.defstruct(f"{tool_name}_output", [("result", returns)])
-            definition["outputSchema"] = object_schema(wrapper)
-        is_async = inspect.iscoroutinefunction(fn)
-        return cls(fn, definition, arguments, struct_param, context, output, is_async)
-
-    async def call(
-        self, arguments: object, ctx: ServerContext, methods: Mapping[str, MethodSpec[Any, Any]]
-    ) -> Json:
-        """Decode the arguments, call the function, shape the result; failures are isError."""
-        try:
-            args = msgspec.convert(arguments or {}, self.arguments)
-        except msgspec.ValidationError as exc:
-            return {"content": [text_block(f"invalid arguments: {exc}")], "isError": True}
-        kwargs: dict[str, object] = (
-            {self.struct_param: args}
-            if self.struct_param is not None
-            else msgspec.structs.asdict(args)
-        )
-        if self.context_param is not None:
-            kwargs[self.context_param] = Context(ctx, methods)
-        try:
-            value = self.fn(**kwargs)
-            if self.is_async:
-                value = await typing.cast(Awaitable[object], value)
-        except PASSED_ON:
-            raise
-        except Exception as exc:  # the model reads a ToolError and may try again
-            name = str(self.definition["name"])
-            return {"content": [text_block(failure_text(name, exc))], "isError": True}
-        if self.output == "none":
-            return {"content": []}
-        if self.output == "text":
-            return {"content": [text_block(str(value))]}
-        if self.output == "content":
-            return {"content": msgspec.to_builtins(value)}
-        structured = msgspec.to_builtins(value if self.output == "record" else {"result": value})
-        text = _ENCODER.encode(structured).decode()
-        return {"content": [text_block(text)], "structuredContent": structured}
-
-
-def _is_struct(tp: object) -> bool:
-    """A msgspec Struct type."""
-    return isinstance(tp, type) and issubclass(tp, msgspec.Struct)
-
-
-def _is_content_list(tp: object) -> bool:
-    """``list[X]`` of the revision's content blocks (Structs, or a union of them): content."""
-    if typing.get_origin(tp) is not list:
-        return False
-    (item,) = typing.get_args(tp) or (object,)
-    members = typing.get_args(item) if typing.get_origin(item) in (Union, UnionType) else (item,)
-    return bool(members) and all(_is_struct(member) for member in members)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -249,7 +132,7 @@ def _prompt_definition(fn: Callable[..., object], name: str | None) -> Json:
         for p in inspect.signature(fn).parameters.values()
     ]
     definition: Json = {"name": name or fn.__name__, "arguments": arguments}
-    if (description := _doc(fn)) is not None:
+    if (description := doc_line(fn)) is not None:
         definition["description"] = description
     return definition
 
@@ -271,7 +154,7 @@ class App:
         self.revisions = (revision or default_revision(), *also)
         """The revisions served: the first is the default (the package's newest
         initialize-era revision unless given), the others are negotiated too."""
-        self.tools: dict[str, _Tool] = {}
+        self.tools: dict[str, AppTool] = {}
         self.resources: dict[str, _Resource] = {}
         self.prompts: dict[str, tuple[Callable[..., object], Json]] = {}
         self.completions: dict[tuple[str, str], Callable[[str], object]] = {}
@@ -294,7 +177,7 @@ class App:
         """Register a function as a tool (``@app.tool`` or ``@app.tool(name=...)``)."""
 
         def register(fn: F) -> F:
-            tool = _Tool.build(fn, name, title)
+            tool = AppTool.build(fn, name, title)
             self.tools[tool.definition["name"]] = tool
             return fn
 
@@ -318,7 +201,7 @@ class App:
             for key, value in (
                 ("mimeType", mime_type),
                 ("title", title),
-                ("description", _doc(fn)),
+                ("description", doc_line(fn)),
             ):
                 if value is not None:
                     definition[key] = value

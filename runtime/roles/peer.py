@@ -25,12 +25,15 @@ import msgspec
 
 from ..core.errors import (
     INTERNAL_ERROR,
+    RETRY_AFTER_S,
+    UNAVAILABLE_MESSAGE,
     ConnectionClosed,
     LocalProtocolError,
     MCPError,
     RemoteProtocolError,
     RequestTimeout,
     SessionExpired,
+    Unavailable,
 )
 from ..core.events import (
     Cancelled,
@@ -386,6 +389,10 @@ class Peer(PeerWrites):
             self.session.send_error(request.id, exc.code, exc.message, _data(exc.data))
         except RemoteProtocolError as exc:
             self.session.send_error(request.id, exc.code, exc.message, exc.data)
+        except Unavailable as exc:  # a shared service away: worth trying again, no bug here
+            logger.warning("handler of %s (request %s): %s", request.method, request.id, exc)
+            retry = {"retryAfter": RETRY_AFTER_S}
+            self.session.send_error(request.id, INTERNAL_ERROR, UNAVAILABLE_MESSAGE, retry)
         except Exception:  # logged here; the client reads no detail of our internals
             logger.exception("handler of %s (request %s) failed", request.method, request.id)
             self.session.send_error(request.id, INTERNAL_ERROR, "Internal error")

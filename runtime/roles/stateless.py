@@ -21,22 +21,19 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeVar, cast
-
-import msgspec
+from typing import Any, Final, Literal, TypeVar
 
 from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 from ..core.events import Request
 from ..core.frame_guard import DEFAULT_MAX_DEPTH
 from ..core.lifecycle import Phase, Served, StatedVersion, as_json
-from ..core.meta import META_SERVER_INFO, MISSING_CLIENT_CAPABILITY
+from ..core.meta import MISSING_CLIENT_CAPABILITY
 from ..core.methods import MethodSpec
 from ..core.sealed import InvalidRequestState, StateSealer
 from ..core.session import Session
 from ..core.tasks import EXTENSION, STATUS_NOTIFICATION
 from ..core.transport import Transport
-from ..core.wire import Inbound, as_object, meta_of
+from ..core.wire import Inbound, meta_of
 from .connection import (
     DEFAULT,
     Default,
@@ -51,6 +48,7 @@ from .dispatch import Handler, dispatch_request
 from .mrtr import InvalidInputResponse, MissingClientCapability, with_rounds
 from .one_frame import Emit, OneFrame, Reply, RequestCheck, refused
 from .peer import Peer, ProgressCallback
+from .stateless_results import CacheDefaults, CacheScope, complete_result, hints_of
 from .stateless_tasks import (
     ExtensionTasks,
     StatelessTasks,
@@ -70,36 +68,14 @@ from .subscriptions import (
 )
 from .taskstore import TaskRecord
 
-CACHEABLE: Final = frozenset(
-    {
-        "server/discover",
-        "tools/list",
-        "prompts/list",
-        "resources/list",
-        "resources/templates/list",
-        "resources/read",
-    }
-)
 _CHANGES: Final = frozenset({TOOLS_CHANGED, PROMPTS_CHANGED, RESOURCES_CHANGED, RESOURCE_UPDATED})
 MAX_IDLE: Final = 64
 """Most idle connections ``answer`` keeps for reuse (per frame depth limit)."""
 DISCOVER: Final = "server/discover"
 LISTEN: Final = "subscriptions/listen"
 
-CacheScope = Literal["public", "private"]
-F = TypeVar("F", bound=Callable[..., Any])
 P = TypeVar("P")
 R = TypeVar("R")
-
-
-def cache_hints(ttl_ms: int | None = None, scope: CacheScope | None = None) -> Callable[[F], F]:
-    """Give one handler its own ``ttlMs``/``cacheScope`` defaults (a result's own values win)."""
-
-    def mark(handler: F) -> F:
-        handler.__mcpgen_cache__ = (ttl_ms, scope)  # type: ignore[attr-defined]
-        return handler
-
-    return mark
 
 
 def _extension_row(method: str, kind: Literal["request", "notification"]) -> MethodSpec[Any, Any]:
@@ -126,8 +102,6 @@ class StatelessServer:
         self.version = server.FACTS.version
         self.sealer = sealer or StateSealer()
         self.listeners = listeners or Listeners()
-        self.cache_ttl_ms = cache_ttl_ms
-        self.cache_scope: CacheScope = cache_scope
         self.capabilities = self._capabilities()
         self.filters = supported_filters(self.capabilities)
         self.result_types: dict[str, Any] = {
@@ -144,10 +118,9 @@ class StatelessServer:
         if server.task_support is not None:
             self.take_tasks(StatelessTasks(server.task_support, self.result_types, self._task))
         self.handlers = self._handlers()
-        self.hints: dict[str, tuple[int | None, CacheScope | None]] = {
-            m: getattr(h, "__mcpgen_cache__", (None, None))
-            for m, h in implemented_handlers(server, server.ROUTES).items()
-        }
+        hints = hints_of(implemented_handlers(server, server.ROUTES))
+        self.cache = CacheDefaults(cache_ttl_ms, cache_scope, hints)
+        """The cache hints of cacheable results: the server's defaults and per handler."""
 
     @classmethod
     def of(
@@ -213,56 +186,11 @@ class StatelessServer:
         return result
 
     def complete(self, method: str, result: Any, info: dict[str, Any] | None = None) -> Any:
-        """A handler's result as sent: ``resultType``, serverInfo, cache hints, sorted tools.
-
-        A generated result Struct is completed as a Struct (``msgspec.structs.replace``): no
-        conversion to builtins and back. Other results (dicts, the builtins') as JSON objects.
-        ``info``: the serverInfo a connection worked out once (else asked of the server now).
-        """
-        kind = result.__class__
-        shape = _SHAPES[kind] if kind in _SHAPES else _shape_of(kind)
-        if shape is None:
-            return self._complete_json(method, result, info)
-        changes: dict[str, Any] = {}
-        meta = result.meta
-        if info is None:
-            info = self.server_info()
-        if meta is msgspec.UNSET or meta is None:
-            changes["meta"] = {META_SERVER_INFO: info}
-        elif META_SERVER_INFO not in meta:
-            changes["meta"] = {**meta, META_SERVER_INFO: info}
-        if shape.cache and method in CACHEABLE and shape.result_type == "complete":
-            ttl, scope = self.hints.get(method, (None, None))
-            if result.ttl_ms is msgspec.UNSET:
-                changes["ttl_ms"] = self.cache_ttl_ms if ttl is None else ttl
-            if result.cache_scope is msgspec.UNSET:
-                changes["cache_scope"] = scope or self.cache_scope
-        if method == "tools/list" and shape.tools and result.next_cursor is msgspec.UNSET:
-            changes["tools"] = sorted(result.tools, key=_tool_name)
-        return msgspec.structs.replace(result, **changes)
-
-    def _complete_json(
-        self, method: str, result: Any, info: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
-        """``complete`` for a result that is no generated result Struct: as a JSON object."""
-        out = as_object(msgspec.to_builtins(result))
-        if out is None:
-            raise MCPError(INTERNAL_ERROR, "the handler returned no result object")
-        out.setdefault("resultType", "complete")
-        meta = as_object(out.get("_meta"))  # out is to_builtins' fresh copy: change in place
-        if meta is None:
-            meta = out["_meta"] = {}
-        if META_SERVER_INFO not in meta:
-            meta[META_SERVER_INFO] = self.server_info() if info is None else info
-        if method in CACHEABLE and out["resultType"] == "complete":
-            ttl, scope = self.hints.get(method, (None, None))
-            out.setdefault("ttlMs", self.cache_ttl_ms if ttl is None else ttl)
-            out.setdefault("cacheScope", scope or self.cache_scope)
-        if method == "tools/list" and "nextCursor" not in out:
-            tools = _objects(out.get("tools"))
-            if tools is not None:
-                out["tools"] = sorted(tools, key=lambda tool: str(tool.get("name", "")))
-        return out
+        """A handler's result as sent (``stateless_results.complete_result``); ``info``: the
+        serverInfo a connection worked out once (else asked of the server now)."""
+        return complete_result(
+            method, result, self.server_info() if info is None else info, self.cache
+        )
 
     # -- publishing ---------------------------------------------------------------------------
 
@@ -515,52 +443,3 @@ class StatelessConnection(ServerSide):
 _FACTS: ContextVar[RequestFacts | None] = ContextVar("mcpgen_request_facts", default=None)
 """The facts of the stateless request whose handler runs in this context."""
 _FACES: weakref.WeakKeyDictionary[ServerDefinition, StatelessServer] = weakref.WeakKeyDictionary()
-
-
-@dataclass(frozen=True, slots=True)
-class _Shape:
-    """What ``complete`` may set on a result Struct type (worked out once per type)."""
-
-    result_type: str
-    """The ``resultType`` the type's tag writes."""
-    cache: bool
-    """Whether it has ``ttlMs`` and ``cacheScope``."""
-    tools: bool
-    """Whether it is a page of tools (``tools``, ``nextCursor``)."""
-
-
-_SHAPES: dict[type, _Shape | None] = {}
-
-
-def _shape_of(kind: type) -> _Shape | None:
-    """The shape of a result Struct type tagged by ``resultType`` with ``_meta``; else None."""
-    if kind in _SHAPES:
-        return _SHAPES[kind]
-    shape = None
-    if issubclass(kind, msgspec.Struct):
-        config = kind.__struct_config__
-        names = {f.name: f.encode_name for f in msgspec.structs.fields(kind)}
-        if (
-            config.tag_field == "resultType"
-            and isinstance(config.tag, str)
-            and names.get("meta") == "_meta"
-        ):
-            cache = names.get("ttl_ms") == "ttlMs" and names.get("cache_scope") == "cacheScope"
-            tools = "tools" in names and names.get("next_cursor") == "nextCursor"
-            shape = _Shape(config.tag, cache, tools)
-    if len(_SHAPES) < 1024:  # result types are few
-        _SHAPES[kind] = shape
-    return shape
-
-
-def _tool_name(tool: Any) -> str:
-    """A tool's name, to sort ``tools/list`` by."""
-    return str(getattr(tool, "name", ""))
-
-
-def _objects(value: object) -> list[dict[str, Any]] | None:
-    """``value`` as a list of JSON objects (other items dropped), if it is a list."""
-    if not isinstance(value, list):
-        return None
-    items = cast("list[object]", value)
-    return [o for o in map(as_object, items) if o is not None]

@@ -45,12 +45,12 @@ def test_importing_the_face_loads_no_http_library() -> None:
 
 
 def test_the_2026_07_28_entry_points_are_on_the_face_and_load_lazily() -> None:
-    from generated._runtime.roles import connect, mrtr, stateless
+    from generated._runtime.roles import connect, mrtr, stateless_results
 
     assert face.connect_auto is connect.connect_auto
     assert face.listen is connect.listen
     assert face.ask is mrtr.ask
-    assert face.cache_hints is stateless.cache_hints
+    assert face.cache_hints is stateless_results.cache_hints
     assert face.connect_http_auto.__module__.endswith("transports.http.client")
     code = (
         "import sys, generated.runtime as r\n"

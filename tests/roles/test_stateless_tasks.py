@@ -117,10 +117,11 @@ async def handle(
     return None if reply.response is None else msgspec.json.decode(reply.response.data)
 
 
-async def handle_http(
+async def post_http(
     engine: StatelessServer, message: dict[str, Any], headers: dict[str, str]
-) -> tuple[int, dict[str, Any]]:
-    """Answer one frame as the HTTP layer does (its header checks): status and body."""
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Answer one frame as the HTTP layer does (its header checks): the response's start
+    (status, headers) and its body."""
     sent: list[Any] = []
 
     async def receive() -> Any:
@@ -131,7 +132,15 @@ async def handle_http(
 
     body = msgspec.json.encode(message)
     await serve_stateless_post(engine, ToolHeaders(engine), headers, body, receive, send_out)
-    return sent[0]["status"], msgspec.json.decode(sent[1]["body"])
+    return sent[0], msgspec.json.decode(sent[1]["body"])
+
+
+async def handle_http(
+    engine: StatelessServer, message: dict[str, Any], headers: dict[str, str]
+) -> tuple[int, dict[str, Any]]:
+    """Answer one frame as the HTTP layer does (its header checks): status and body."""
+    start, body = await post_http(engine, message, headers)
+    return start["status"], body
 
 
 async def send(engine: StatelessServer, method: str, params: Any = None, caps: Any = None) -> Any:

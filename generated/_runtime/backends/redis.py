@@ -38,7 +38,7 @@ from .base import (
     new_worker_id,
 )
 from .redis_bus import RedisBus
-from .redis_client import RedisError, client_for, reachable, result, stop_requested
+from .redis_client import RedisError, client_for, lease_key, reachable, result, stop_requested
 from .redis_tasks import RedisTaskStore
 
 logger = logging.getLogger(__name__)
@@ -100,7 +100,7 @@ class RedisDirectory:
 
     def lease_key(self, worker: str) -> str:
         """A worker's liveness lease."""
-        return f"{self.prefix}:worker:{worker}:lease"
+        return lease_key(self.prefix, worker)
 
     def inbox(self, worker: str) -> str:
         """A worker's pub/sub channel."""
@@ -209,8 +209,10 @@ class RedisBackend:
         self.url = url
         self.client = client_for(url, socket_timeout)
         self._bus = RedisBus(url, prefix=prefix, socket_timeout=socket_timeout)
-        self._task_store = RedisTaskStore(url, prefix=prefix, socket_timeout=socket_timeout)
         self._directory = RedisDirectory(self.client, prefix, lease, session_ttl)
+        self._task_store = RedisTaskStore(
+            url, prefix=prefix, socket_timeout=socket_timeout, worker=self._directory.worker
+        )
         self.renew_every = renew_every
         self._relays: dict[str, _Relay] = {}
         self._serving: dict[str, asyncio.Event] = {}
@@ -267,7 +269,7 @@ class RedisBackend:
         if self._pubsub is not None:
             with contextlib.suppress(RedisError, OSError):
                 await self._pubsub.aclose()
-        await self._task_store.client.aclose()
+        await self._task_store.close()
         await self.client.aclose()
 
     def _spawn(self, work: Any) -> None:

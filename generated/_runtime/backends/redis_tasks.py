@@ -2,23 +2,42 @@
 """A ``TaskStore`` in Redis: a task created on one worker is read, listed and awaited on any.
 
 Keys (``prefix`` ``mcpgen``; a task's key carries its id as a hash tag): ``<prefix>:{<task>}:task``
-a hash of the record, expiring with the task's TTL; ``<prefix>:tasks:<owner>`` a sorted set of
-the requestor's task ids by creation number (``tasks/list`` pages); ``<prefix>:tasks:seq`` the
-creation counter. ``wait`` re-reads the hash until the task is terminal, every
-``poll_every`` seconds at most (the worker running the task may be another process).
+a hash of the record (with the ``worker`` running it), expiring with the task's TTL;
+``<prefix>:tasks:<owner>`` a sorted set of the requestor's task ids by creation number
+(``tasks/list`` pages); ``<prefix>:running:<owner>`` the set of its running ones;
+``<prefix>:tasks:seq`` the creation counter. ``wait`` re-reads the hash until the task is
+terminal, every ``poll_every`` seconds at most (the worker running the task may be another
+process).
+
+A task runs on the worker that created it. That worker watches its running tasks (one read of
+their statuses every ``poll_every`` seconds, while any runs): one ended by another worker (a
+``tasks/cancel`` answered there) has its handler cancelled. A task whose worker's liveness
+lease (``<prefix>:worker:<id>:lease``, kept by ``RedisBackend``) is gone is read as ``failed``
+by any worker, and stored so: its handler cannot end it any more (the spec: ``failed``, the
+request did not complete; ``tasks/result`` returns the JSON-RPC error).
+
+Bounds, as the in-memory store's: at most ``max_running_per_owner`` running tasks per requestor
+over every worker (-32603 beyond), at most ``max_tasks_per_owner`` kept (the oldest ended one
+makes room; -32603 when all still run). A Redis that cannot be reached is
+``BackendUnavailable`` (503), as for the other shared state.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import time
+from collections.abc import Callable
 from typing import Any, Final
 
-from ..core.errors import INVALID_PARAMS, MCPError
+from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 from ..core.tasks import TERMINAL
 from ..roles.taskstore import TaskRecord, new_record
-from .redis_client import client_for, result
+from .redis_client import RedisError, client_for, lease_key, reachable, result
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_TTL_MS: Final = 3_600_000
 MAX_TTL_MS: Final = 86_400_000
@@ -34,20 +53,39 @@ end
 return 1
 """
 """Write a task's hash unless the stored task is terminal already (one atomic step)."""
+ADMIT: Final = """
+if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[1]) then
+  return 0
+end
+redis.call('SADD', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+"""
+"""Count a new task among the requestor's running ones unless they are at the bound."""
 POLL_S: Final = 0.05
 """Seconds between reads of a task awaited by ``wait`` (doubling up to ``poll_every``)."""
+WHAT: Final = "the task store"
+WORKER_GONE: Final = "The worker running the task stopped before it ended."
+"""The ``statusMessage`` (and error message) of a task whose worker's lease lapsed."""
 
 
 class RedisTaskStore:
-    """Tasks shared by the workers of one Redis (same interface as ``InMemoryTaskStore``)."""
+    """Tasks shared by the workers of one Redis (same interface as ``InMemoryTaskStore``).
+
+    ``worker``: the id whose liveness lease says whether the tasks created here still run
+    (``RedisBackend`` gives its own); None: no lease, tasks are never taken for orphans.
+    """
 
     def __init__(
         self,
         url: str,
         *,
         prefix: str = "mcpgen",
+        worker: str | None = None,
         default_ttl: int = DEFAULT_TTL_MS,
         max_ttl: int = MAX_TTL_MS,
+        max_running_per_owner: int = 100,
+        max_tasks_per_owner: int = 1000,
         poll_interval: int | None = 1000,
         page_size: int = 50,
         poll_every: float = 0.5,
@@ -55,11 +93,16 @@ class RedisTaskStore:
     ) -> None:
         self.client = client_for(url, socket_timeout)
         self.prefix = prefix
+        self.worker = worker
         self.default_ttl = default_ttl
         self.max_ttl = max_ttl
+        self.max_running_per_owner = max_running_per_owner
+        self.max_tasks_per_owner = max_tasks_per_owner
         self.poll_interval = poll_interval
         self.page_size = page_size
         self.poll_every = poll_every
+        self._watched: dict[str, tuple[TaskRecord, Callable[[], object]]] = {}
+        self._watcher: asyncio.Task[None] | None = None
 
     def _key(self, task_id: str) -> str:
         return f"{self.prefix}:{{{task_id}}}:task"
@@ -67,29 +110,153 @@ class RedisTaskStore:
     def _owned(self, owner: str) -> str:
         return f"{self.prefix}:tasks:{owner}"
 
+    def _running(self, owner: str) -> str:
+        return f"{self.prefix}:running:{owner}"
+
+    def lease_key(self, worker: str) -> str:
+        """The liveness lease of ``worker`` (as ``RedisBackend`` keeps it)."""
+        return lease_key(self.prefix, worker)
+
+    @property
+    def watching(self) -> list[str]:
+        """The ids of the tasks this worker runs and watches."""
+        return list(self._watched)
+
+    async def close(self) -> None:
+        """Stop watching and disconnect."""
+        self._watched.clear()
+        if self._watcher is not None:
+            self._watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watcher
+        await self.client.aclose()
+
     async def create(self, owner: str, method: str, ttl: int | None) -> TaskRecord:
-        """Create a ``working`` task; the TTL is the one asked for, capped at ``max_ttl``."""
-        seq = int(await result(self.client.incr(f"{self.prefix}:tasks:seq")))
-        record = new_record(owner, method, ttl, self, time.time(), seq)
-        pipe = self.client.pipeline(transaction=True)
-        pipe.zadd(self._owned(owner), {record.task_id: seq})
-        pipe.pexpire(self._owned(owner), (record.ttl or 0) + 60_000)
-        await self._write(pipe, record)
+        """Create a ``working`` task; the TTL is the one asked for, capped at ``max_ttl``;
+        -32603 when the requestor has too many tasks running or kept."""
+        with reachable(WHAT):
+            seq = int(await result(self.client.incr(f"{self.prefix}:tasks:seq")))
+            record = new_record(owner, method, ttl, self, time.time(), seq)
+            await self._admit(record)
+            try:
+                await self._make_room(owner)
+            except BaseException:
+                await result(self.client.srem(self._running(owner), record.task_id))
+                raise
+            pipe = self.client.pipeline(transaction=True)
+            pipe.zadd(self._owned(owner), {record.task_id: seq})
+            pipe.pexpire(self._owned(owner), (record.ttl or 0) + 60_000)
+            await self._write(pipe, record)
         return record
 
+    async def _admit(self, record: TaskRecord) -> None:
+        """Count the new task among the requestor's running ones, at most
+        ``max_running_per_owner`` (after forgetting those that ended meanwhile)."""
+        key, limit = self._running(record.owner), self.max_running_per_owner
+        expire = str((record.ttl or 0) + 60_000)
+        for attempt in range(2):
+            if await result(self.client.eval(ADMIT, 1, key, limit, record.task_id, expire)):
+                return
+            if attempt == 0:
+                await self._prune(record.owner)
+        raise MCPError(INTERNAL_ERROR, f"Too many tasks: {limit} of this requestor are running")
+
+    async def _prune(self, owner: str) -> None:
+        """Forget the running tasks of ``owner`` that ended, expired or lost their worker."""
+        key = self._running(owner)
+        ids = [bytes(member).decode() for member in await result(self.client.smembers(key))]
+        gone = [
+            task_id for task_id, ended in zip(ids, await self._ended(ids), strict=True) if ended
+        ]
+        if gone:
+            await result(self.client.srem(key, *gone))
+
+    async def _make_room(self, owner: str) -> None:
+        """Keep at most ``max_tasks_per_owner`` tasks: the oldest ended or expired ones go."""
+        owned = self._owned(owner)
+        excess = int(await result(self.client.zcard(owned))) - self.max_tasks_per_owner + 1
+        if excess <= 0:
+            return
+        oldest = await result(self.client.zrange(owned, 0, self.max_running_per_owner + excess))
+        ids = [bytes(member).decode() for member in oldest]
+        ended = await self._ended(ids)
+        gone = [task_id for task_id, done in zip(ids, ended, strict=True) if done][:excess]
+        if gone:
+            pipe = self.client.pipeline(transaction=False)
+            pipe.zrem(owned, *gone)
+            pipe.delete(*(self._key(task_id) for task_id in gone))
+            await pipe.execute()
+        if len(gone) < excess:
+            limit = self.max_tasks_per_owner
+            raise MCPError(INTERNAL_ERROR, f"Too many tasks: {limit} of this requestor are kept")
+
+    async def _ended(self, ids: list[str]) -> list[bool]:
+        """For each task: whether it is gone, terminal, or running on a worker whose lease is
+        gone (then stored ``failed``). Two pipelined reads, whatever the number of tasks."""
+        if not ids:
+            return []
+        pipe = self.client.pipeline(transaction=False)
+        for task_id in ids:
+            pipe.hmget(self._key(task_id), "status", "worker")
+        found: list[tuple[str | None, str | None]] = [
+            (
+                None if status is None else bytes(status).decode(),
+                None if w is None else bytes(w).decode(),
+            )
+            for status, w in await pipe.execute()
+        ]
+        workers = sorted({w for status, w in found if w is not None and status not in TERMINAL})
+        alive: dict[str, bool] = {}
+        if workers:
+            pipe = self.client.pipeline(transaction=False)
+            for name in workers:
+                pipe.exists(self.lease_key(name))
+            alive = dict(zip(workers, map(bool, await pipe.execute()), strict=True))
+        ended: list[bool] = []
+        for task_id, (status, runs_on) in zip(ids, found, strict=True):
+            if status is None or status in TERMINAL:
+                ended.append(True)
+            elif runs_on is not None and not alive.get(runs_on, True):
+                await self._read(task_id)  # stores it failed
+                ended.append(True)
+            else:
+                ended.append(False)
+        return ended
+
     async def _write(self, pipe: Any, record: TaskRecord) -> None:
-        """Put the record's hash (with its TTL) in ``pipe`` and run it."""
+        """Put the record's hash (with its TTL and worker) in ``pipe`` and run it."""
         key = self._key(record.task_id)
-        pipe.hset(key, mapping=_fields(record))
+        fields = _fields(record)
+        if self.worker is not None:
+            fields["worker"] = self.worker
+        pipe.hset(key, mapping=fields)
         if record.ttl is not None:
             pipe.pexpireat(key, int(record.created * 1000) + record.ttl)
         await pipe.execute()
 
     async def get(self, owner: str, task_id: str) -> TaskRecord | None:
         """The owner's task, if it is still kept."""
-        raw = await result(self.client.hgetall(self._key(task_id)))
-        record = _record(task_id, raw) if raw else None
+        with reachable(WHAT):
+            record = await self._read(task_id)
         return record if record is not None and record.owner == owner else None
+
+    async def _read(self, task_id: str) -> TaskRecord | None:
+        """The stored task; one still running whose worker's lease is gone is ``failed`` now."""
+        raw = await result(self.client.hgetall(self._key(task_id)))
+        if not raw:
+            return None
+        record = _record(task_id, raw)
+        worker = raw.get(b"worker")
+        if record.terminal or worker is None:
+            return record
+        if await result(self.client.exists(self.lease_key(bytes(worker).decode()))):
+            return record
+        record.status = "failed"
+        record.status_message = WORKER_GONE
+        record.error = MCPError(INTERNAL_ERROR, WORKER_GONE)
+        record.updated = max(time.time(), record.created)
+        await self._save(record)
+        return record
 
     async def save(self, record: TaskRecord) -> None:
         """Write a status change or an outcome; a terminal one also wakes local waiters.
@@ -97,6 +264,10 @@ class RedisTaskStore:
         A task already terminal in Redis stays as it is (a status is final once terminal:
         another worker's ``tasks/cancel`` is not overwritten by the handler's outcome here),
         and ``record`` takes the stored outcome."""
+        with reachable(WHAT):
+            await self._save(record)
+
+    async def _save(self, record: TaskRecord) -> None:
         expire = "" if record.ttl is None else str(int(record.created * 1000) + record.ttl)
         fields = [part for pair in _fields(record).items() for part in pair]
         key = self._key(record.task_id)
@@ -105,6 +276,7 @@ class RedisTaskStore:
             if stored:
                 _adopt(record, _record(record.task_id, stored))
         if record.terminal:
+            await result(self.client.srem(self._running(record.owner), record.task_id))
             record.done.set()
 
     async def wait(self, record: TaskRecord) -> TaskRecord:
@@ -125,15 +297,67 @@ class RedisTaskStore:
     async def page(self, owner: str, cursor: str | None) -> tuple[list[TaskRecord], str | None]:
         """The owner's live tasks in creation order, ``page_size`` at a time."""
         start = 0 if cursor is None else _cursor_seq(cursor)
-        ids = await result(
-            self.client.zrangebyscore(self._owned(owner), start, "+inf", 0, self.page_size + 1)
-        )
-        records = [await self.get(owner, bytes(i).decode()) for i in ids[: self.page_size]]
-        page = [r for r in records if r is not None]
-        if len(ids) <= self.page_size:
-            return page, None
-        next_seq = await result(self.client.zscore(self._owned(owner), ids[self.page_size]))
+        with reachable(WHAT):
+            ids = await result(
+                self.client.zrangebyscore(self._owned(owner), start, "+inf", 0, self.page_size + 1)
+            )
+            records = [await self._read(bytes(i).decode()) for i in ids[: self.page_size]]
+            page = [r for r in records if r is not None and r.owner == owner]
+            if len(ids) <= self.page_size:
+                return page, None
+            next_seq = await result(self.client.zscore(self._owned(owner), ids[self.page_size]))
         return page, f"t{int(next_seq)}"
+
+    # -- the tasks this worker runs --------------------------------------------------------
+
+    def watch(self, record: TaskRecord, ended: Callable[[], object]) -> Callable[[], None]:
+        """Call ``ended`` once another worker ended the task while ``record`` is not terminal
+        (``record`` takes the stored outcome first); the returned function ends the watch."""
+        entry = (record, ended)
+        self._watched[record.task_id] = entry
+        if self._watcher is None or self._watcher.done():
+            self._watcher = asyncio.get_running_loop().create_task(self._watch())
+
+        def unwatch() -> None:
+            if self._watched.get(record.task_id) is entry:
+                del self._watched[record.task_id]
+
+        return unwatch
+
+    async def _watch(self) -> None:
+        """Read the statuses of the watched tasks every ``poll_every`` seconds while any is
+        watched; a Redis away is logged and read again at the next round."""
+        while self._watched:
+            await asyncio.sleep(self.poll_every)
+            try:
+                await self._check_watched()
+            except (RedisError, OSError) as exc:
+                logger.warning("cannot read the status of this worker's tasks: %s", exc)
+
+    async def _check_watched(self) -> None:
+        """One round: the tasks ended elsewhere take their stored outcome and are told."""
+        ids = list(self._watched)
+        if not ids:
+            return
+        pipe = self.client.pipeline(transaction=False)
+        for task_id in ids:
+            pipe.hget(self._key(task_id), "status")
+        statuses = await pipe.execute()
+        for task_id, status in zip(ids, statuses, strict=True):
+            if status is None or bytes(status).decode() not in TERMINAL:
+                continue
+            entry = self._watched.get(task_id)
+            if entry is None:
+                continue
+            stored = await result(self.client.hgetall(self._key(task_id)))
+            record, ended = entry
+            if self._watched.get(task_id) is not entry or record.terminal:
+                continue  # ended here meanwhile: its own outcome was saved
+            if stored:
+                _adopt(record, _record(task_id, stored))
+            record.done.set()
+            del self._watched[task_id]
+            ended()
 
 
 def _adopt(record: TaskRecord, stored: TaskRecord) -> None:

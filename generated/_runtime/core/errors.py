@@ -57,6 +57,17 @@ class RemoteProtocolError(ProtocolError):
     """The peer sent something the protocol forbids."""
 
 
+RETRY_AFTER_S: Final = 1
+"""Seconds a requestor is asked to wait before trying again what met an ``Unavailable``."""
+UNAVAILABLE_MESSAGE: Final = "Service unavailable: try again later"
+
+
+class Unavailable(Exception):
+    """A shared service an answer needs cannot be reached now (a Redis away): the request is
+    answered -32603 with ``data.retryAfter`` (seconds), over HTTP without a session 503 with
+    ``Retry-After``; the connection serves on."""
+
+
 class MCPError(Exception):
     """An error answer: raised by a handler to send it, or raised to a caller who received it."""
 

@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 from ..core.tasks import TERMINAL
@@ -95,6 +95,18 @@ class TaskStore(Protocol):
 
     async def page(self, owner: str, cursor: str | None) -> tuple[list[TaskRecord], str | None]:
         """One page of the owner's tasks and the next cursor; -32602 for a bad cursor."""
+        ...
+
+
+@runtime_checkable
+class SharedTaskStore(Protocol):
+    """A store several workers share (``RedisTaskStore``): the worker running a task's handler
+    learns from it when another worker ended the task (``tasks/cancel`` answered there, or the
+    task failed because this worker's lease lapsed), to stop the handler."""
+
+    def watch(self, record: TaskRecord, ended: Callable[[], object]) -> Callable[[], None]:
+        """Call ``ended`` once the stored task is terminal while ``record`` is not (``record``
+        then takes the stored outcome); the returned function ends the watch."""
         ...
 
 

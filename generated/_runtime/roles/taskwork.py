@@ -23,7 +23,7 @@ from typing import Any
 from ..core.errors import INTERNAL_ERROR, MCPError
 from ..core.lifecycle import as_json
 from ..core.tasks import may_move
-from .taskstore import InMemoryTaskStore, TaskRecord, TaskStore
+from .taskstore import InMemoryTaskStore, SharedTaskStore, TaskRecord, TaskStore
 
 Announce = Callable[[TaskRecord], Awaitable[None]]
 """Tells the requestor about a task's new state (a notification), after it is saved."""
@@ -50,9 +50,19 @@ class TaskWork:
         return store.clock() if isinstance(store, InMemoryTaskStore) else time.time()
 
     def track(self, record: TaskRecord, runner: asyncio.Task[Any]) -> None:
-        """Remember the asyncio task running ``record``'s handler until it ends."""
+        """Remember the asyncio task running ``record``'s handler until it ends; with a store
+        shared by several workers, cancel it when another worker ends the task (a
+        ``tasks/cancel`` answered there), as a local ``cancel`` does."""
         self.running[record.task_id] = (record, runner)
-        runner.add_done_callback(lambda _: self.running.pop(record.task_id, None))
+        store = self.store
+        unwatch = store.watch(record, runner.cancel) if isinstance(store, SharedTaskStore) else None
+
+        def ended(_: asyncio.Task[Any]) -> None:
+            self.running.pop(record.task_id, None)
+            if unwatch is not None:
+                unwatch()
+
+        runner.add_done_callback(ended)
 
     async def move(self, record: TaskRecord, status: str, message: str | None = None) -> None:
         """Move a task to ``status`` (as the spec's lifecycle allows), save it, announce it."""

@@ -23,7 +23,13 @@ from typing import Any, Final, cast
 
 import msgspec
 
-from ...core.errors import METHOD_NOT_FOUND, MCPError, RemoteProtocolError
+from ...core.errors import (
+    INTERNAL_ERROR,
+    METHOD_NOT_FOUND,
+    RETRY_AFTER_S,
+    MCPError,
+    RemoteProtocolError,
+)
 from ...core.events import Request
 from ...core.frame_guard import DEFAULT_MAX_DEPTH
 from ...core.lifecycle import as_json
@@ -226,6 +232,7 @@ def _mirrored(params: object) -> Mapping[str, Any]:
 
 class _Error(msgspec.Struct):
     code: int
+    data: Any = None
 
 
 class _ErrorResponse(msgspec.Struct):
@@ -237,7 +244,8 @@ _ERROR: Final = msgspec.json.Decoder(_ErrorResponse)
 
 def status_of(reply: Reply) -> int:
     """The HTTP status of an answer: 400 for what is refused before a handler and for the
-    errors only a stateless server sends, 404 for no such method, 202 for a notification."""
+    errors only a stateless server sends, 404 for no such method, 503 for a shared service
+    away (-32603 with ``data.retryAfter``), 202 for a notification."""
     if reply.response is None:
         return 400 if reply.refused else 202
     data = reply.response.data
@@ -251,6 +259,9 @@ def status_of(reply: Reply) -> int:
         return 200
     if error.code == METHOD_NOT_FOUND:
         return 404
+    retry = as_object(error.data)
+    if error.code == INTERNAL_ERROR and retry is not None and "retryAfter" in retry:
+        return 503  # a shared service was away (``core.errors.Unavailable``)
     if error.code in STATELESS_ERRORS or reply.refused:
         return 400
     return 200
@@ -272,6 +283,8 @@ async def _raw(send: Send, status: int, response: Outbound | None) -> None:
     headers = [(b"content-length", b"%d" % len(body))]
     if response is not None:
         headers.append((b"content-type", b"application/json"))
+    if status == 503:
+        headers.append((b"retry-after", b"%d" % RETRY_AFTER_S))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
