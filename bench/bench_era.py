@@ -3,7 +3,8 @@
 ``tools/call`` per second, sequential and 16 in flight, over stdio and Streamable HTTP:
 our 2026-07-28 client (stateless, per-request ``_meta``) and our 2025-11-25 client (session)
 against our dual-era fixture server, and the SDK's client pinned to 2026-07-28 against the
-SDK's low-level server. Both of our clients call the same fixture tool (``test_simple_text``).
+SDK's low-level server (over HTTP: JSON responses, stateless). Both of our clients call the
+same fixture tool (``test_simple_text``).
 Beside them runs the floor, printed as floor/ours: over stdio a minimal asyncio NDJSON pair with
 msgspec (bench/peers/raw_echo.py); over HTTP aiohttp (the client library of our transport)
 POSTing to a fixed-body ASGI app on the same uvicorn + httptools + uvloop stack
@@ -43,6 +44,10 @@ FIXTURE = ["-m", "tests.support.era_fixture_server"]
 TOOL = "test_simple_text"
 """A fixture tool both eras serve (the handshake side converts the same handler's result)."""
 SDK_SERVER = str(ROOT / "tests" / "support" / "era_sdk_server.py")
+SDK_HTTP = str(ROOT / "bench" / "peers" / "sdk_http.py")
+"""The SDK's server over HTTP: JSON responses and stateless, as its docs advise for one request
+per POST (its 2026-07-28 JSON mode answers in the ASGI task), under ``uvicorn.run`` (uvloop,
+httptools) as ours and the floor."""
 
 
 async def rate(call: Callable[[], Awaitable[Any]], concurrent: int) -> float:
@@ -119,9 +124,9 @@ async def sdk(transport: str, concurrent: int) -> float:
     warnings.filterwarnings("ignore")
     process = None
     target: Any = StdioServerParameters(command=sys.executable, args=[SDK_SERVER])
-    if transport == "http":
+    if transport == "http":  # its fastest documented setup, on the same uvicorn stack as ours
         port = _port()
-        process = subprocess.Popen([sys.executable, SDK_SERVER, str(port)], cwd=ROOT)
+        process = subprocess.Popen([sys.executable, SDK_HTTP, str(port), "stateless"], cwd=ROOT)
         await _wait_port(port)
         target = f"http://127.0.0.1:{port}/mcp"
     try:

@@ -81,17 +81,18 @@ if TYPE_CHECKING:
         update_task,
     )
     from ._runtime.transports.http.client import connect_http, connect_http_auto
-    from ._runtime.transports.http.server import HttpOptions, McpHttpApp, run_http, serve_http
-    from ._runtime.transports.http.session import EventStore, MemoryEventStore
+    from ._runtime.transports.http.event_store import EventStore, MemoryEventStore
+    from ._runtime.transports.http.options import HttpOptions
+    from ._runtime.transports.http.server import McpHttpApp, run_http, serve_http
 
 _LAZY = {
     "connect_http": "transports.http.client",
-    "HttpOptions": "transports.http.server",
+    "HttpOptions": "transports.http.options",
     "McpHttpApp": "transports.http.server",
     "run_http": "transports.http.server",
     "serve_http": "transports.http.server",
-    "EventStore": "transports.http.session",
-    "MemoryEventStore": "transports.http.session",
+    "EventStore": "transports.http.event_store",
+    "MemoryEventStore": "transports.http.event_store",
     "connect_http_auto": "transports.http.client",
     "CacheScope": "roles.stateless_results",
     "cache_hints": "roles.stateless_results",

@@ -33,7 +33,8 @@ from ..core.errors import RemoteProtocolError
 from ..core.frame_guard import DEFAULT_MAX_DEPTH, decode_untyped
 from ..core.wire import as_object
 from ..transports.http.asgi import ASGIApp, Message, Receive, Scope, Send
-from ..transports.http.server import McpHttpApp, frame_refusal
+from ..transports.http.checks import frame_refusal
+from ..transports.http.server import McpHttpApp
 from .metadata import (
     PRM_WELL_KNOWN,
     ProtectedResourceMetadata,

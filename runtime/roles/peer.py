@@ -154,16 +154,15 @@ class Peer(PeerWrites):
         sent = REQUEST_SENT.get()
         if sent is not None:
             sent(request_id)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()  # looked up once: each lookup is a getpid() call
+        future: asyncio.Future[Any] = loop.create_future()
         self._waiting[request_id] = future
         if progress is not None:
             self._progress[request_id] = progress
         # A timer, not wait_for: no extra task per request on the hot path.
         timer = None
         if timeout is not None:
-            timer = asyncio.get_running_loop().call_later(
-                timeout, self._time_out, request_id, _name(method), timeout
-            )
+            timer = loop.call_later(timeout, self._time_out, request_id, _name(method), timeout)
         try:
             await self.flush()
             try:

@@ -6,8 +6,9 @@ exchange (an HTTP POST without a session) gets back from ``StatelessServer.answe
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.errors import INVALID_PARAMS
 from ..core.events import Event, ProtocolViolation, Request
@@ -17,8 +18,9 @@ from ..core.wire import Inbound, Outbound
 
 RequestCheck = Callable[[Request], Awaitable[None]]
 """A transport's check of one admitted request before its handler (raises ``MCPError``)."""
-Emit = Callable[[Outbound], Awaitable[None]]
-"""Writes one message that belongs to the request being answered, before its response."""
+Emit = Callable[[Outbound], Coroutine[Any, Any, None]]
+"""Writes one message that belongs to the request being answered, before its response (an
+``async def``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +45,11 @@ def refused(events: list[Event]) -> bool:
 
 
 class OneFrame:
-    """The transport of one frame: writes before the response go to ``emit``."""
+    """The transport of one frame: writes before the response go to ``emit``.
+
+    It writes at once (``write_now``): keeping the response is a plain call, so the peer
+    writes it without a lock or a coroutine; what goes to ``emit`` is returned to be awaited.
+    """
 
     def __init__(self, emit: Emit | None) -> None:
         self._emit = emit
@@ -67,17 +73,25 @@ class OneFrame:
 
     async def write(self, message: Outbound, related: RelatedId = None) -> None:
         """Keep the response; hand anything else to ``emit``."""
+        emitting = self.write_now(message)
+        if emitting is not None:
+            await emitting
+
+    def write_now(self, message: Outbound | bytes) -> Coroutine[Any, Any, None] | None:
+        """Keep the response at once (None); anything else goes to ``emit``: returned, to be
+        awaited before the next write."""
+        if isinstance(message, bytes):
+            message = Outbound.of(message)
         if message.kind == "response":
             if self.response is None:
                 self.response = message
             self.done = True
             if self._waiter is not None and not self._waiter.done():
                 self._waiter.set_result(None)
-            return
+            return None
         if self.done:
             raise ConnectionClosed("the request is answered")
-        if self._emit is not None:
-            await self._emit(message)
+        return None if self._emit is None else self._emit(message)
 
     def negotiated(self, version: str) -> None:
         """No version is negotiated without a handshake."""

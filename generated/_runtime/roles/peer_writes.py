@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from collections.abc import Coroutine
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, cast
 
 from ..core.errors import ConnectionClosed, SessionExpired
 from ..core.events import RequestId
@@ -28,6 +28,21 @@ CURRENT_REQUEST: contextvars.ContextVar[RequestId | None] = contextvars.ContextV
 )
 """The id of the peer's request whose handler is running in this task, if any."""
 
+WriteNow = Callable[[Outbound | bytes], Coroutine[Any, Any, None] | None]
+_WRITES_NOW: dict[type[Any], bool] = {}
+"""Whether a transport class writes at once (``WritesNow``), learnt once per class: the
+Protocol's ``isinstance`` walks its members at every call, and a reused stateless connection
+takes a new transport per request."""
+
+
+def _write_now_of(transport: Transport) -> WriteNow | None:
+    """The transport's ``write_now`` if it writes at once, else None."""
+    kind = type(transport)
+    writes = _WRITES_NOW.get(kind)
+    if writes is None:
+        writes = _WRITES_NOW[kind] = isinstance(transport, WritesNow)
+    return cast("WritesNow", transport).write_now if writes else None
+
 
 class PeerWrites:
     """A connection's writes: the session's queued frames to the transport, in order."""
@@ -35,7 +50,7 @@ class PeerWrites:
     def __init__(self, session: Session, transport: Transport) -> None:
         self.session = session
         self._transport = transport
-        self._write_now = transport.write_now if isinstance(transport, WritesNow) else None
+        self._write_now = _write_now_of(transport)
         self._write_lock = asyncio.Lock()
         self._writers = 0
         """Writes holding or awaiting ``_write_lock`` (one counter read, not a call)."""
@@ -50,7 +65,7 @@ class PeerWrites:
     def transport(self, transport: Transport) -> None:
         """Serve another transport from now on (a reused stateless connection)."""
         self._transport = transport
-        self._write_now = transport.write_now if isinstance(transport, WritesNow) else None
+        self._write_now = _write_now_of(transport)
 
     async def flush(self) -> None:
         """Write every frame the session has queued, in order (after any write under way).

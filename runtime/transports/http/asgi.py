@@ -15,3 +15,19 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+async def respond(
+    send: Send,
+    status: int,
+    body: bytes,
+    headers: list[tuple[bytes, bytes]] | None = None,
+    content_type: bytes | None = b"application/json",
+) -> None:
+    """Answer with one whole body (``content_type`` None: no Content-Type header)."""
+    out = [*headers] if headers else []
+    if content_type is not None and body:
+        out.append((b"content-type", content_type))
+    out.append((b"content-length", b"%d" % len(body)))
+    await send({"type": "http.response.start", "status": status, "headers": out})
+    await send({"type": "http.response.body", "body": body})

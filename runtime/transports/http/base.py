@@ -24,6 +24,7 @@ from ...core.errors import INTERNAL_ERROR, ErrorObject, MissingDependency
 from ...core.events import RequestId
 from ...core.transport import ConnectionClosed
 from ...core.wire import ENCODER, ERROR_DECODER, Inbound, Malformed, parse
+from ...roles.running import start_eagerly
 from .sse import EventTooLarge, SSEParser
 
 try:
@@ -317,6 +318,20 @@ class HTTPTransportBase:
         task = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
+        return task
+
+    def _spawn_eagerly(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:
+        """Run ``work`` now up to its first wait (the request sent), then in the background as
+        ``_spawn`` does: no turn of the event loop before the request goes out. None when it
+        ended without waiting."""
+        try:
+            task = start_eagerly(work)
+        except Exception as exc:  # as a failed task would: end the connection
+            self._fail(f"the HTTP transport failed: {exc!r}")
+            return None
+        if task is not None:
+            self._tasks.add(task)
+            task.add_done_callback(self._task_done)
         return task
 
     def _task_done(self, task: asyncio.Task[None]) -> None:

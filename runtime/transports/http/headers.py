@@ -200,7 +200,7 @@ def check_request(
     got = headers.get(METHOD_HEADER)
     if got is None:
         raise HeaderError("Header mismatch: the Mcp-Method header is missing")
-    if decode_value(got) != method:
+    if got != method and decode_value(got) != method:  # the same text: a method name as it is
         raise HeaderError(
             f"Header mismatch: Mcp-Method header value {got.strip()!r} does not match body "
             f"value {method!r}"

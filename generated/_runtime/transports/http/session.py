@@ -1,5 +1,6 @@
 # Copied by mcpgen 0.1.0 from its runtime. Do not edit.
-"""The server-side state of MCP over HTTP: sessions, their streams, and the event store.
+"""One MCP session over HTTP: its connection, and how what it writes is routed to its streams
+(``stream.py``) and kept for resumption (``event_store.py``).
 
 A session is one ``ServerConnection`` whose transport is ``SessionTransport``: a POSTed body,
 parsed once, is pushed to the connection (``feed``), and every message the server writes is
@@ -14,22 +15,18 @@ A handler may end the connection of its request's SSE stream without ending the 
 (``hang_up``, SSE polling): the client is sent a ``retry`` delay, reconnects with GET and
 ``Last-Event-ID``, and gets what was sent meanwhile, then the rest of the stream.
 
-Bounds (bytes, not counts): a stream queues at most ``DEFAULT_STREAM_BYTES`` unsent (a slow
-reader slows its producer; one that reads nothing for ``DEFAULT_STALL_TIMEOUT_S`` is cut);
-``MemoryEventStore`` keeps ``DEFAULT_SESSION_EVENT_BYTES`` per session and
-``DEFAULT_TOTAL_EVENT_BYTES`` in all. A response whose request's stream is gone is dropped:
-the GET stream never carries responses.
+Bounds (bytes, not counts) are the stream's and the event store's. A response whose request's
+stream is gone is dropped: the GET stream never carries responses. ``EventStore``,
+``MemoryEventStore``, ``Stream`` and ``HangUp`` are also importable from here, where they were
+defined before.
 """
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import secrets
 import time
-from collections import OrderedDict, deque
-from dataclasses import dataclass
-from typing import Final, Protocol, TypeAlias
+from typing import Final
 
 from ...backends.base import MemoryDirectory, SessionDirectory
 from ...core.events import Cancelled, RequestId
@@ -38,278 +35,15 @@ from ...core.transport import ConnectionClosed, RelatedId
 from ...core.wire import Inbound, Outbound
 from ...roles.handshake import DEFAULT_LOG_LEVEL
 from ...roles.server import ServerBase, ServerConnection
+from .event_store import EventStore as EventStore
+from .event_store import MemoryEventStore as MemoryEventStore
+from .stream import DEFAULT_STALL_TIMEOUT_S, DEFAULT_STREAM_BYTES, Stream
+from .stream import HangUp as HangUp
 
 STANDALONE: Final = "get"
 """The stream id of the GET stream (server-initiated messages)."""
-DEFAULT_EVENTS_KEPT: Final = 1000
-"""Events kept per session by ``MemoryEventStore`` for ``Last-Event-ID``."""
-DEFAULT_SESSION_EVENT_BYTES: Final = 4 * 1024 * 1024
-"""Bytes of event data ``MemoryEventStore`` keeps per session (the newest event always)."""
-DEFAULT_TOTAL_EVENT_BYTES: Final = 64 * 1024 * 1024
-"""Bytes of event data ``MemoryEventStore`` keeps over all sessions."""
-DEFAULT_STREAM_BYTES: Final = 4 * 1024 * 1024
-"""Bytes of events one SSE stream may queue unsent before its producer waits (or drops)."""
-DEFAULT_STALL_TIMEOUT_S: Final = 30.0
-"""Seconds a producer waits for a client reading nothing before its stream is cut."""
 DEFAULT_SSE_RETRY_MS: Final = 1000
 """The reconnection delay (SSE ``retry``) sent in priming events and when a stream hangs up."""
-
-
-@dataclass(frozen=True, slots=True)
-class HangUp:
-    """Queued on a stream: end the connection reading it (not the stream) after a ``retry``."""
-
-    event_id: str
-    retry_ms: int
-
-
-Item: TypeAlias = "tuple[str, bytes] | HangUp | None"
-"""What a stream's queue holds: an event (id, data), a hang-up, or None (the stream ended)."""
-
-
-class EventStore(Protocol):
-    """Where events are kept for replay; an in-memory default is ``MemoryEventStore``."""
-
-    async def store(self, session: str, stream: str, data: bytes) -> str:
-        """Keep one event of a stream and return its id (unique within the session)."""
-        ...
-
-    async def replay(
-        self, session: str, last_id: str
-    ) -> tuple[str, list[tuple[str, bytes]]] | None:
-        """Return the stream of event ``last_id`` and its later events, or None if unknown."""
-        ...
-
-    async def forget(self, session: str) -> None:
-        """Drop every event of a session (it ended)."""
-        ...
-
-
-class MemoryEventStore:
-    """Keeps the latest events of each session in memory, bounded in count and in bytes.
-
-    Per session at most ``limit`` events and ``max_session_bytes`` bytes of event data
-    (default 4 MiB); over all sessions ``max_total_bytes`` (default 64 MiB). The oldest
-    events go first; the newest event of a session is kept even when it alone is larger.
-    An event dropped here can no longer be resumed with ``Last-Event-ID``.
-    """
-
-    def __init__(
-        self,
-        limit: int = DEFAULT_EVENTS_KEPT,
-        max_session_bytes: int = DEFAULT_SESSION_EVENT_BYTES,
-        max_total_bytes: int = DEFAULT_TOTAL_EVENT_BYTES,
-    ) -> None:
-        self.limit = limit
-        self.max_session_bytes = max_session_bytes
-        self.max_total_bytes = max_total_bytes
-        self.total_bytes = 0
-        """Bytes of event data kept now, over all sessions."""
-        self._events: OrderedDict[int, tuple[str, str, bytes]] = OrderedDict()
-        self._numbers: dict[str, deque[int]] = {}
-        self._bytes: dict[str, int] = {}
-        self._counter = itertools.count(1)
-
-    async def store(self, session: str, stream: str, data: bytes) -> str:
-        """Keep one event; drop the oldest ones beyond the bounds."""
-        number = next(self._counter)
-        self._events[number] = (session, stream, data)
-        numbers = self._numbers.setdefault(session, deque())
-        numbers.append(number)
-        self._bytes[session] = self._bytes.get(session, 0) + len(data)
-        self.total_bytes += len(data)
-        while len(numbers) > 1 and (
-            len(numbers) > self.limit or self._bytes[session] > self.max_session_bytes
-        ):
-            self._evict(numbers[0])
-        while self.total_bytes > self.max_total_bytes and len(self._events) > 1:
-            self._evict(next(iter(self._events)))
-        return str(number)
-
-    def _evict(self, number: int) -> None:
-        """Drop one event, the oldest of its session."""
-        session, _, data = self._events.pop(number)
-        self._numbers[session].popleft()
-        self._bytes[session] -= len(data)
-        self.total_bytes -= len(data)
-
-    async def replay(
-        self, session: str, last_id: str
-    ) -> tuple[str, list[tuple[str, bytes]]] | None:
-        """Return the stream of ``last_id`` and the events of that stream after it."""
-        if not last_id.isdigit():
-            return None
-        last = int(last_id)
-        found = self._events.get(last)
-        if found is None or found[0] != session:
-            return None
-        stream = found[1]
-        later = (n for n in self._numbers.get(session, ()) if n > last)
-        events = [(str(n), self._events[n][2]) for n in later if self._events[n][1] == stream]
-        return stream, [(n, data) for n, data in events if data]
-
-    async def forget(self, session: str) -> None:
-        """Drop the session's events."""
-        for number in self._numbers.pop(session, ()):
-            self.total_bytes -= len(self._events.pop(number)[2])
-        self._bytes.pop(session, None)
-
-
-class Stream:
-    """One SSE stream (a POST's, or the GET stream): events queue here until sent.
-
-    At most ``max_bytes`` of event data wait in the queue. Beyond that, while a client is
-    attached, the producer waits for it to read; if it reads nothing for ``stall_timeout``
-    seconds the stream is cut (its response ends; its events stay in the event store for
-    ``Last-Event-ID``). With no client attached the oldest queued events are dropped instead.
-    """
-
-    def __init__(
-        self,
-        id: str,
-        waiting_for: set[RequestId] | None = None,
-        *,
-        attached: bool = False,
-        max_bytes: int = DEFAULT_STREAM_BYTES,
-        stall_timeout: float = DEFAULT_STALL_TIMEOUT_S,
-        json: bool = False,
-    ) -> None:
-        self.id = id
-        self.waiting_for: set[RequestId] = waiting_for if waiting_for is not None else set()
-        self._items: deque[Item] = deque()
-        """What waits to be sent: a plain deque, woken readers re-check it (no asyncio.Queue
-        and its events per POST; a reader cancelled while waiting takes nothing)."""
-        self._readers: list[asyncio.Future[None]] = []
-        self.json = json
-        """Its answers go into one JSON body: no events, so its handlers' other messages use
-        the GET stream."""
-        self.done = False
-        self.max_bytes = max_bytes
-        self.stall_timeout = stall_timeout
-        self.queued_bytes = 0
-        """Bytes of event data waiting in the queue."""
-        self.cut_reason: str | None = None
-        """Why the stream was cut (a reader too slow), if it was."""
-        self._attached = attached
-        self._progress: asyncio.Event | None = None
-        """Set when a producer waiting for room may re-check (made when one first waits)."""
-        self._preempt: asyncio.Event | None = None
-
-    @property
-    def attached(self) -> bool:
-        """Whether a client is reading this stream now."""
-        return self._attached
-
-    @attached.setter
-    def attached(self, value: bool) -> None:
-        self._attached = value
-        self._wake_producer()  # a waiting producer re-checks: it drops instead of waiting
-
-    def _wake_producer(self) -> None:
-        if self._progress is not None:
-            self._progress.set()
-
-    def claim(self) -> asyncio.Event:
-        """Attach a new reader; a previous one is told to stop (it resumes elsewhere).
-
-        Return the event set when this reader is in turn replaced.
-        """
-        if self._preempt is not None:
-            self._preempt.set()
-        preempt = self._preempt = asyncio.Event()
-        self.attached = True
-        return preempt
-
-    def release(self, preempt: asyncio.Event) -> None:
-        """Detach the reader that claimed ``preempt``, unless another one took over since."""
-        if preempt is self._preempt:
-            self.attached = False
-
-    def empty(self) -> bool:
-        """Whether nothing waits to be sent."""
-        return not self._items
-
-    def get_nowait(self) -> Item:
-        """Take the next item at once (the stream must not be ``empty``)."""
-        return self._taken(self._items.popleft())
-
-    def frames_left(self) -> list[bytes]:
-        """Take at once the data of every event still queued (once the stream is ``done``,
-        nothing more comes: a JSON answer's frames)."""
-        frames = [item[1] for item in self._items if isinstance(item, tuple)]
-        self._items.clear()
-        self.queued_bytes = 0
-        self._wake_producer()
-        return frames
-
-    async def get(self) -> Item:
-        """Take the next item to send (None: the stream ended)."""
-        while not self._items:
-            reader = asyncio.get_running_loop().create_future()
-            self._readers.append(reader)
-            try:
-                await reader
-            finally:
-                self._readers.remove(reader)
-        return self._taken(self._items.popleft())
-
-    def _push(self, item: Item) -> None:
-        """Queue one item and wake the readers waiting for one."""
-        self._items.append(item)
-        for reader in self._readers:
-            if not reader.done():
-                reader.set_result(None)
-
-    def _taken(self, item: Item) -> Item:
-        """Account for an item leaving the queue; a waiting producer may go on."""
-        if isinstance(item, tuple):
-            self.queued_bytes -= len(item[1])
-            self._wake_producer()
-        return item
-
-    def hang_up(self, event_id: str, retry_ms: int) -> None:
-        """After what is queued, end the reader's connection with a ``retry`` event
-        (``event_id``, no data); the stream goes on for a reader that resumes it."""
-        if not self.done:
-            self._push(HangUp(event_id, retry_ms))
-
-    async def put(self, event_id: str, frame: bytes) -> None:
-        """Queue an event, waiting for a slow reader (bounded), dropping for an absent one."""
-        while (
-            not self.done and self.queued_bytes and self.queued_bytes + len(frame) > self.max_bytes
-        ):
-            if not self._attached:
-                self._drop_oldest()
-                continue
-            if self._progress is None:
-                self._progress = asyncio.Event()
-            self._progress.clear()
-            try:
-                await asyncio.wait_for(self._progress.wait(), self.stall_timeout)
-            except TimeoutError:
-                waited = f"{self.queued_bytes} bytes unread for {self.stall_timeout} s"
-                self.close(f"the client reads too slowly ({waited})")
-        if self.done:
-            return  # ended or cut: the event store keeps the event for resumption
-        self.queued_bytes += len(frame)
-        self._push((event_id, frame))
-
-    def _drop_oldest(self) -> None:
-        item = self._items.popleft()
-        if isinstance(item, tuple):
-            self.queued_bytes -= len(item[1])
-
-    def close(self, cut_reason: str | None = None) -> None:
-        """End the stream; a cut one also drops what it still queued."""
-        if self.done:
-            return
-        self.done = True
-        if cut_reason is not None:
-            self.cut_reason = cut_reason
-            while self._items:
-                self._drop_oldest()
-        self._push(None)
-        self._wake_producer()
 
 
 class SessionTransport:

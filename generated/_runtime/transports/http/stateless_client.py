@@ -48,16 +48,18 @@ class StatelessHTTPTransport(HTTPTransportBase):
         self._listing: set[RequestId] = set()
 
     async def write(self, message: Outbound | bytes, related: RelatedId = None) -> None:
-        """POST a request in the background; a cancellation closes that request's stream."""
+        """POST a request (sent now, answered in the background); a cancellation closes that
+        request's stream."""
         self._check_open()
         message = outbound(message)
         if message.kind == "request" and message.ids:
             rid = message.ids[0]
             if message.method == "tools/list":
                 self._listing.add(rid)
-            task = self._spawn(self._exchange(message, rid))
-            self._exchanges[rid] = task
-            task.add_done_callback(lambda _: self._exchanges.pop(rid, None))
+            task = self._spawn_eagerly(self._exchange(message, rid))
+            if task is not None:  # None: answered (or failed) already
+                self._exchanges[rid] = task
+                task.add_done_callback(lambda _: self._exchanges.pop(rid, None))
         elif message.cancels is not None:
             running = self._exchanges.pop(message.cancels, None)
             if running is not None:
