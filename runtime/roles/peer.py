@@ -7,7 +7,8 @@ plain calls (``take_now``): a coroutine only where a notification handler or a w
 Writing: every frame the session queues goes through ``flush_now()``/``flush()``, in order: a
 transport that writes at once (``WritesNow``: stdio) is written by plain calls while no write
 waits; a write that waits (a full pipe, an HTTP stream) holds the lock the later ones queue on.
-Requests we send wait on a future; a timeout cancels them on the wire.
+Requests we send wait on a future; a timeout cancels them on the wire (``deadlines.py``:
+one loop timer for all of them).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from ..core.methods import MethodSpec
 from ..core.session import Session
 from ..core.transport import PushesFrames, Transport
 from ..core.wire import Inbound, Outbound
+from .deadlines import Deadlines
 from .peer_writes import CURRENT_REQUEST, PeerWrites
 from .running import RequestTasks, start_eagerly
 
@@ -100,6 +102,7 @@ class Peer(PeerWrites):
         self._on_notification = on_notification
         self._describe_close = describe_close
         self._waiting: dict[int, asyncio.Future[Any]] = {}
+        self._deadlines = Deadlines(self._waiting, self._time_out)
         self._progress: dict[int, ProgressCallback[Any]] = {}
         self._handlers = RequestTasks()
         self._running = self._handlers.running
@@ -154,17 +157,17 @@ class Peer(PeerWrites):
         sent = REQUEST_SENT.get()
         if sent is not None:
             sent(request_id)
-        loop = asyncio.get_running_loop()  # looked up once: each lookup is a getpid() call
+        loop = asyncio.get_running_loop()  # once: on Python 3.11 each call is a getpid()
         future: asyncio.Future[Any] = loop.create_future()
         self._waiting[request_id] = future
         if progress is not None:
             self._progress[request_id] = progress
-        # A timer, not wait_for: no extra task per request on the hot path.
-        timer = None
-        if timeout is not None:
-            timer = loop.call_later(timeout, self._time_out, request_id, _name(method), timeout)
+        if timeout is not None:  # one timer for all deadlines: none to cancel per request
+            self._deadlines.add(loop, request_id, method, timeout)
         try:
-            await self.flush()
+            rest = self.flush_now()  # ``flush`` without its coroutine
+            if rest is not None:
+                await rest
             try:
                 return await future
             except RequestTimeout:
@@ -176,10 +179,9 @@ class Peer(PeerWrites):
                 await asyncio.shield(self.flush())
             raise
         finally:
-            if timer is not None:
-                timer.cancel()
             self._waiting.pop(request_id, None)
-            self._progress.pop(request_id, None)
+            if progress is not None:
+                self._progress.pop(request_id, None)
 
     def _expired(self, message: Outbound, error: SessionExpired) -> None:
         """A message the transport refused because the session expired: fail its request.
@@ -194,13 +196,16 @@ class Peer(PeerWrites):
             if future is not None and not future.done():
                 future.set_exception(error)
 
-    def _time_out(self, request_id: int, method: str, timeout: float) -> None:
+    def _time_out(
+        self, request_id: int, method: str | MethodSpec[Any, Any], timeout: float
+    ) -> None:
         """Fail a request that got no response in time, and cancel it on the wire."""
         future = self._waiting.get(request_id)
         if future is None or future.done():
             return
         self._cancel(request_id, f"timed out after {timeout} s")
-        future.set_exception(RequestTimeout(f"{method} got no response within {timeout} s"))
+        message = f"{_name(method)} got no response within {timeout} s"
+        future.set_exception(RequestTimeout(message))
 
     def _cancel(self, request_id: int, reason: str) -> None:
         """Cancel one of our requests on the wire, if it still can be."""
@@ -273,8 +278,10 @@ class Peer(PeerWrites):
                 task = start_eagerly(self._answer(event))  # waiting costs no task, no turn
                 if task is not None:
                     self._handlers.keep(event.id, task)
-            elif type(event) is Response:
-                self._settle(event.id, result=event.result)
+            elif type(event) is Response:  # ``_settle``, inlined
+                future = self._waiting.get(event.id)
+                if future is not None and not future.done():
+                    future.set_result(event.result)
             elif isinstance(event, (Notification, Progress)):
                 return self._take_rest(events, index)
             else:
@@ -413,6 +420,7 @@ class Peer(PeerWrites):
         if self._closed is None:
             self._closed = error
             self.session.close()
+        self._deadlines.clear()
         for future in self._waiting.values():
             if not future.done():
                 future.set_exception(self._closed)

@@ -188,8 +188,10 @@ class StatelessRequests:
         if params is None:
             return {"_meta": meta}
         if isinstance(params, msgspec.Struct) and "meta" in params.__struct_fields__:
-            own = as_object(getattr(params, "meta"))  # noqa: B009 (a field of any params Struct)
-            return msgspec.structs.replace(params, meta=_merged(own, meta))
+            stated = getattr(params, "meta")  # noqa: B009 (a field of any params Struct)
+            if stated is UNSET:  # the common case: ours as they are
+                return msgspec.structs.replace(params, meta=meta)
+            return msgspec.structs.replace(params, meta=_merged(as_object(stated), meta))
         body = as_object(msgspec.to_builtins(params))
         if body is None:
             raise MCPError(INVALID_PARAMS, f"params must be an object, not {type(params).__name__}")

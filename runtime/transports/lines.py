@@ -10,7 +10,11 @@ it arrives (never buffered whole) and stands as one refused frame. A reader that
 (``read()``) gets the same queue.
 
 ``PipeWriter`` is the write side's protocol: a write goes to the pipe transport at once and
-waits only while the pipe's buffer is over its high-water mark (``pause_writing``).
+waits only while the pipe's buffer is over its high-water mark (``pause_writing``). While the
+reader takes the several frames of one read, the transport gathers the answers written and
+writes them as one when the read is done, or once they reach ``CORKED_BYTES``, or with the next
+frame that is not an answer (a notification, a request: never held back): one write per read,
+not per answer.
 ``LineTransport`` is the ``Transport`` over the two; its ``write_now`` (``WritesNow``) writes
 without a coroutine and hands back what to wait for only when the pipe is full.
 """
@@ -32,6 +36,9 @@ QUEUED_FRAMES: Final = 256
 """Frames received and not yet taken at which reading pauses."""
 QUEUED_BYTES: Final = 1024 * 1024
 """Bytes of frames received and not yet taken at which reading pauses."""
+CORKED_BYTES: Final = 64 * 1024
+"""Bytes of answers gathered while the frames of one read are taken, at which they are
+written (asyncio's high-water mark of a pipe: past it, writers wait as without gathering)."""
 
 READ_CHUNK: Final = 64 * 1024
 """Bytes asked of the pipe per read by asyncio's own pipe transport (it asks 256 KiB).
@@ -61,6 +68,18 @@ class Pausable(Protocol):
         ...
 
 
+class Corks(Protocol):
+    """A writer that can gather answers for a while and send them as one (``LineTransport``)."""
+
+    def cork(self) -> None:
+        """Gather answers from now on (up to ``CORKED_BYTES``)."""
+        ...
+
+    def uncork(self) -> None:
+        """Write what was gathered, in one write, and write at once again."""
+        ...
+
+
 class LineReader(asyncio.Protocol):
     """Splits a byte stream into frames (lines) and pushes or queues them for its reader."""
 
@@ -79,6 +98,9 @@ class LineReader(asyncio.Protocol):
         self._pumped: asyncio.Future[None] | None = None
         self._pipe: Pausable | None = None
         self._paused = False
+        self.corks: Corks | None = None
+        """Where the writes made while several frames of one read are taken are gathered
+        (the transport writing the answers), to leave in one write."""
 
     # -- the pipe's side -------------------------------------------------------------------
 
@@ -133,13 +155,20 @@ class LineReader(asyncio.Protocol):
             buffer.clear()
         lines = data.split(b"\n")
         tail = lines.pop()
-        for line in lines:
-            if len(line) > self.max_frame:
-                self._frame(too_large(len(line) + 1, self.max_frame))
-                continue
-            line = line.strip()
-            if line:
-                self._frame(line)
+        corks = self.corks if len(lines) > 1 else None
+        if corks is not None:  # the answers to these frames leave in one write
+            corks.cork()
+        try:
+            for line in lines:
+                if len(line) > self.max_frame:
+                    self._frame(too_large(len(line) + 1, self.max_frame))
+                    continue
+                line = line.strip()
+                if line:
+                    self._frame(line)
+        finally:
+            if corks is not None:
+                corks.uncork()
         if tail:
             buffer += tail
             if len(buffer) > self.max_frame:
@@ -423,6 +452,10 @@ class LineTransport:
         self._sink = sink
         self._flow = flow
         self._closed = False
+        self._corked: list[bytes] | None = None
+        """Answers gathered to write as one (while the reader takes the frames of one read)."""
+        self._corked_bytes = 0
+        reader.corks = self
 
     async def read(self) -> bytes | Inbound | None:
         """Return the next non-empty line without its newline; None once the peer closed.
@@ -450,6 +483,19 @@ class LineTransport:
         if sink.is_closing():
             raise ConnectionClosed("the peer closed the pipe")
         data = message if isinstance(message, bytes) else message.data
+        corked = self._corked
+        if corked is not None:  # an answer waits for the others; anything else takes them along
+            corked.append(data)
+            self._corked_bytes += len(data) + 1
+            if (
+                self._corked_bytes < CORKED_BYTES
+                and not isinstance(message, bytes)
+                and message.kind == "response"
+            ):
+                return None
+            data = b"\n".join(corked)
+            corked.clear()
+            self._corked_bytes = 0
         try:
             sink.write(data + b"\n")
         except (ConnectionError, OSError) as exc:
@@ -458,6 +504,21 @@ class LineTransport:
         if flow is not None and flow.paused:
             return self._drained(flow)
         return None
+
+    def cork(self) -> None:
+        """Gather the answers written from now on, to write them as one (``uncork``)."""
+        if self._corked is None:
+            self._corked = []
+            self._corked_bytes = 0
+
+    def uncork(self) -> None:
+        """Write the frames gathered since ``cork``, as one write; write at once again.
+
+        A failed write closes the pipe: the next write raises ``ConnectionClosed``."""
+        corked, self._corked = self._corked, None
+        if corked and not self._closed and not self._sink.is_closing():
+            with contextlib.suppress(ConnectionError, OSError):
+                self._sink.write(b"\n".join(corked) + b"\n")
 
     async def _drained(self, flow: PipeWriter) -> None:
         """Wait until the pipe's buffer drained (raises ``ConnectionClosed`` if it closed)."""
@@ -472,6 +533,7 @@ class LineTransport:
         """Close the writing side (the peer sees end of input) once what is buffered is out."""
         if self._closed:
             return
+        self.uncork()  # what was gathered goes out before the end
         self._closed = True
         with contextlib.suppress(ConnectionError, OSError):
             self._sink.close()

@@ -44,7 +44,7 @@ class Reader:
 
     def __init__(self, methods: Mapping[str, AnySpec], peer: Literal["client", "server"]) -> None:
         self.methods = methods
-        self._responses: dict[Any, msgspec.json.Decoder[Any]] = {}
+        self._responses: dict[int, tuple[Any, msgspec.json.Decoder[Any]]] = {}
         variants = [
             _message_type(spec) for spec in methods.values() if spec.direction in (peer, "both")
         ]
@@ -87,10 +87,11 @@ class Reader:
             one_pass = self._requests
         elif awaiting is MIXED:
             return None
-        else:
-            one_pass = self._responses.get(awaiting)
-            if one_pass is None:
-                one_pass = self._responses[awaiting] = _response_decoder(awaiting)
+        else:  # by the type's id: a union type hashes its members on every lookup
+            known = self._responses.get(id(awaiting))
+            if known is None or known[0] is not awaiting:
+                known = self._responses[id(awaiting)] = (awaiting, _response_decoder(awaiting))
+            one_pass = known[1]
         if one_pass is None:
             return None
         try:

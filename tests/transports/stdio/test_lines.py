@@ -9,8 +9,9 @@ import tracemalloc
 
 import pytest
 
-from generated._runtime.core.wire import Inbound
+from generated._runtime.core.wire import Inbound, Outbound
 from generated._runtime.transports.lines import (
+    CORKED_BYTES,
     QUEUED_FRAMES,
     LineReader,
     LineTransport,
@@ -305,3 +306,96 @@ async def test_a_take_that_raises_ends_the_pump_with_its_error() -> None:
     reader.data_received(b"[1]\n")
     with pytest.raises(ConnectionResetError):
         await asyncio.wait_for(task, STEP_S)
+
+
+class Sink:
+    """A write side that records each write (a pipe transport's ``write``)."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        """Record one write."""
+        self.writes.append(data)
+
+    def is_closing(self) -> bool:
+        """Whether ``close`` was called."""
+        return self.closed
+
+    def close(self) -> None:
+        """Close."""
+        self.closed = True
+
+
+class Answering:
+    """A ``take`` that answers each frame at once through ``transport`` (as a server does);
+    after the answer to frame ``notify_after``, it writes a notification."""
+
+    def __init__(self, transport: LineTransport, size: int = 0, notify_after: bytes = b"") -> None:
+        self.transport = transport
+        self.padding = b"0" * size
+        self.notify_after = notify_after
+
+    def __call__(self, frame: Frame) -> None:
+        assert isinstance(frame, bytes)
+        answer = Outbound(b"[" + frame + b"," + self.padding + b"]", "response", ids=(1,))
+        assert self.transport.write_now(answer) is None
+        if frame == self.notify_after:
+            note = Outbound(b'{"note":' + frame + b"}", "notification", "notifications/message")
+            assert self.transport.write_now(note) is None
+
+
+async def test_the_answers_to_the_frames_of_one_read_leave_in_one_write() -> None:
+    """Three frames in one read, answered at once: one write of three lines, in order; a
+    frame read alone is answered by a write of its own."""
+    reader, sink = LineReader(1024), Sink()
+    transport = LineTransport(reader, sink)
+    task = asyncio.create_task(reader.pump(Answering(transport)))
+    await asyncio.sleep(0)
+    reader.data_received(b"1\n2\n3\n")
+    assert sink.writes == [b"[1,]\n[2,]\n[3,]\n"]
+    reader.data_received(b"4\n")
+    assert sink.writes[1:] == [b"[4,]\n"]
+    reader.eof_received()
+    await asyncio.wait_for(task, STEP_S)
+
+
+async def test_answers_gathered_past_the_corked_limit_are_written_before_the_read_ends() -> None:
+    """Large answers to many frames of one read go out as they pass ``CORKED_BYTES``: no
+    write is much larger than the limit, and every answer arrives once, in order."""
+    reader, sink = LineReader(1024), Sink()
+    transport = LineTransport(reader, sink)
+    size = CORKED_BYTES // 4
+    task = asyncio.create_task(reader.pump(Answering(transport, size)))
+    await asyncio.sleep(0)
+    reader.data_received(b"".join(b"%d\n" % i for i in range(10)))
+    assert 2 <= len(sink.writes) <= 4
+    assert all(len(w) <= CORKED_BYTES + size + 16 for w in sink.writes)
+    expected = b"".join(b"[%d,%s]\n" % (i, b"0" * size) for i in range(10))
+    assert b"".join(sink.writes) == expected
+    reader.eof_received()
+    await asyncio.wait_for(task, STEP_S)
+
+
+async def test_what_was_gathered_is_written_before_the_transport_closes() -> None:
+    """A transport closed while it gathers answers still writes them first."""
+    sink = Sink()
+    transport = LineTransport(LineReader(1024), sink)
+    transport.cork()
+    assert transport.write_now(Outbound(b"[1]", "response", ids=(1,))) is None
+    assert sink.writes == []
+    await asyncio.wait_for(transport.close(), STEP_S)
+    assert sink.writes == [b"[1]\n"] and sink.closed
+
+
+async def test_a_notification_written_while_answers_gather_takes_them_along_in_order() -> None:
+    """A notification is never held back: it leaves at once, after the answers before it."""
+    reader, sink = LineReader(1024), Sink()
+    transport = LineTransport(reader, sink)
+    task = asyncio.create_task(reader.pump(Answering(transport, notify_after=b"2")))
+    await asyncio.sleep(0)
+    reader.data_received(b"1\n2\n3\n")
+    assert sink.writes == [b'[1,]\n[2,]\n{"note":2}\n', b"[3,]\n"]
+    reader.eof_received()
+    await asyncio.wait_for(task, STEP_S)
