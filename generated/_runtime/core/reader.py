@@ -44,7 +44,9 @@ class Reader:
 
     def __init__(self, methods: Mapping[str, AnySpec], peer: Literal["client", "server"]) -> None:
         self.methods = methods
-        self._responses: dict[Any, msgspec.json.Decoder[Any]] = {}
+        self._responses: dict[int, tuple[Any, msgspec.json.Decoder[Any]]] = {}
+        """Result type -> its one-pass decoder, by the type's identity (a ``Union`` of a
+        variant row hashes its members in Python on every lookup)."""
         variants = [
             _message_type(spec) for spec in methods.values() if spec.direction in (peer, "both")
         ]
@@ -88,9 +90,14 @@ class Reader:
         elif awaiting is MIXED:
             return None
         else:
-            one_pass = self._responses.get(awaiting)
-            if one_pass is None:
-                one_pass = self._responses[awaiting] = _response_decoder(awaiting)
+            found = self._responses.get(id(awaiting))
+            if found is not None and found[0] is awaiting:
+                one_pass = found[1]
+            else:
+                one_pass = _response_decoder(awaiting)
+                if len(self._responses) >= MAX_RESPONSE_TYPES:  # types are few: tests make many
+                    self._responses.clear()
+                self._responses[id(awaiting)] = (awaiting, one_pass)
         if one_pass is None:
             return None
         try:
@@ -107,6 +114,8 @@ class Reader:
         return None
 
 
+MAX_RESPONSE_TYPES: Final = 256
+"""Most result types a reader keeps a one-pass decoder for (as ``_response_decoder``)."""
 MIXED: Final = object()
 """``Reader.parse(awaiting=MIXED)``: the pending requests expect results of several types."""
 _ID: Final = re.compile(rb'"id"\s*:\s*(\d{1,18})\s*[,}]')
