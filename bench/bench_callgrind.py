@@ -12,8 +12,10 @@ is measured beside them, server and client, as the floor. Bridge: ``mcpgen bridg
 client, asking for the handshake revision, and this tree's echo server of that revision (not
 under valgrind): the same-revision relay's cost per call (``roles/bridge_relay.py``); its floor
 is a minimal NDJSON byte relay (bench/peers/raw_relay.py) in front of the raw echo server.
-``python bench/bench_callgrind.py [--root TREE ...] [server|client|bridge]``: ratios to the
-first root and to the floor are printed.
+Cross: the same bridge and client before an echo server of the stateless revision only: the
+converting bridge's cost per call (a handshake client's requests to a stateless server).
+``python bench/bench_callgrind.py [--root TREE ...] [server|client|bridge|cross]``: ratios to
+the first root and to the floor are printed.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ MANY = 576
 FLOOR = str(ROOT / "bench" / "peers" / "raw_echo.py")
 RELAY_FLOOR = str(ROOT / "bench" / "peers" / "raw_relay.py")
 ECHO = [sys.executable, str(ROOT / "bench" / "peers" / "echo_server.py"), HANDSHAKE]
+ECHO_STATELESS = [*ECHO[:-1], STATELESS]
+"""The echo server of the stateless revision only: a handshake client's calls are converted."""
 ENV = {**os.environ, "PYTHONHASHSEED": "0"}
 
 
@@ -73,12 +77,15 @@ async def _serve(root: Path | None, era: str, concurrent: int, calls: int, out: 
     return await _drive(argv, root, era, concurrent, calls, out, tool=None)
 
 
-async def _bridge(root: Path | None, concurrent: int, calls: int, out: str) -> int:
-    """Run a bridge under callgrind for ``calls`` relayed calls; its instruction total."""
+async def _bridge(
+    root: Path | None, concurrent: int, calls: int, out: str, upstream: list[str] = ECHO
+) -> int:
+    """Run a bridge under callgrind for ``calls`` calls to ``upstream`` (a server of the
+    client's revision: relayed; ``ECHO_STATELESS``: converted); its instruction total."""
     if root is None:
         argv = [sys.executable, RELAY_FLOOR, sys.executable, FLOOR]
         return await _drive(argv, ROOT, STATELESS, concurrent, calls, out)
-    argv = [python_of(root), __file__, "--as-bridge", str(root), *ECHO]
+    argv = [python_of(root), __file__, "--as-bridge", str(root), *upstream]
     return await _drive(argv, root, HANDSHAKE, concurrent, calls, out)
 
 
@@ -188,6 +195,9 @@ def per_call(side: str, root: Path | None, era: str, concurrent: int) -> float:
                 totals.append(asyncio.run(_serve(root, era, concurrent, calls, out)))
             elif side == "bridge":
                 totals.append(asyncio.run(_bridge(root, concurrent, calls, out)))
+            elif side == "cross":
+                upstream = ECHO_STATELESS
+                totals.append(asyncio.run(_bridge(root, concurrent, calls, out, upstream)))
             else:
                 totals.append(_client(root, era, concurrent, calls, out))
     return (totals[1] - totals[0]) / (MANY - FEW)
@@ -198,7 +208,7 @@ def main(roots: list[Path], sides: list[str]) -> None:
     for side in sides:
         for concurrent in (1, 16):
             floor = per_call(side, None, STATELESS, concurrent)
-            for era in (STATELESS, HANDSHAKE) if side != "bridge" else (HANDSHAKE,):
+            for era in (STATELESS, HANDSHAKE) if side not in ("bridge", "cross") else (HANDSHAKE,):
                 figures = [per_call(side, root, era, concurrent) for root in roots]
                 cells = ", ".join(
                     f"{root.name} {f / 1000:,.0f}k ({f / figures[0]:.2f}x, {f / floor:.2f}x floor)"
@@ -219,4 +229,7 @@ if __name__ == "__main__":
     parser.add_argument("--root", type=Path, action="append", help="a source tree (repeatable)")
     parser.add_argument("sides", nargs="*", default=[])
     args = parser.parse_args()
-    main([r.resolve() for r in args.root or [ROOT]], args.sides or ["server", "client", "bridge"])
+    main(
+        [r.resolve() for r in args.root or [ROOT]],
+        args.sides or ["server", "client", "bridge", "cross"],
+    )

@@ -44,6 +44,8 @@ class Reader:
     def __init__(self, methods: Mapping[str, AnySpec], peer: Literal["client", "server"]) -> None:
         self.methods = methods
         self._responses: dict[int, tuple[Any, msgspec.json.Decoder[Any]]] = {}
+        """Result type -> its one-pass decoder, by the type's identity (a ``Union`` of a
+        variant row hashes its members in Python on every lookup)."""
         variants = [
             _message_type(spec) for spec in methods.values() if spec.direction in (peer, "both")
         ]
@@ -86,11 +88,15 @@ class Reader:
             one_pass = self._requests
         elif awaiting is MIXED:
             return None
-        else:  # by the type's id: a union type hashes its members on every lookup
-            known = self._responses.get(id(awaiting))
-            if known is None or known[0] is not awaiting:
-                known = self._responses[id(awaiting)] = (awaiting, _response_decoder(awaiting))
-            one_pass = known[1]
+        else:
+            found = self._responses.get(id(awaiting))
+            if found is not None and found[0] is awaiting:
+                one_pass = found[1]
+            else:
+                one_pass = _response_decoder(awaiting)
+                if len(self._responses) >= MAX_RESPONSE_TYPES:  # types are few: tests make many
+                    self._responses.clear()
+                self._responses[id(awaiting)] = (awaiting, one_pass)
         if one_pass is None:
             return None
         try:
@@ -107,6 +113,8 @@ class Reader:
         return None
 
 
+MAX_RESPONSE_TYPES: Final = 256
+"""Most result types a reader keeps a one-pass decoder for (as ``_response_decoder``)."""
 MIXED: Final = object()
 """``Reader.parse(awaiting=MIXED)``: the pending requests expect results of several types."""
 _ID: Final = re.compile(rb'"id"\s*:\s*(\d{1,18})\s*[,}]')

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
 import msgspec
+from msgspec import UNSET
 
 from ..core.convert import Chain, Step, chain, convert_value
 from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, CapabilityError
@@ -119,6 +120,10 @@ def _session_meta(params: Any, ctx: Any, version: str) -> Any:
     """``params`` as JSON with the session's facts added to the ``_meta`` it has (if any)."""
     if params is None:
         return None
+    if isinstance(params, msgspec.Struct):  # no ``_meta``: nothing to add to (no JSON made)
+        own: object = getattr(params, "meta", None)
+        if own is None or own is UNSET:
+            return params
     data = as_object(msgspec.to_builtins(params))
     meta = None if data is None else as_object(data.get("_meta"))
     if data is None or meta is None:

@@ -74,13 +74,23 @@ class Call:
 
     def start(self, upstream: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
         """Run the upstream call in a task that names this call (``current_call``) and notes
-        the id of each request it sends, so what relates to one comes back here."""
+        the id of each request it sends, so what relates to one comes back here.
+
+        Its last step wakes ``run`` itself: not through its done callback, a turn of the
+        loop later (that callback stays, for a task cancelled before its first step)."""
         call, noted = _CALL.set(self), REQUEST_SENT.set(self._note_sent)
         try:
-            return asyncio.ensure_future(upstream)
+            return asyncio.ensure_future(self._then_wake(upstream))
         finally:
             REQUEST_SENT.reset(noted)
             _CALL.reset(call)
+
+    async def _then_wake(self, upstream: Coroutine[Any, Any, Any]) -> Any:
+        """The upstream call, waking ``run`` when it ends (whichever way)."""
+        try:
+            return await upstream
+        finally:
+            self._poke()
 
     def _note_sent(self, request_id: RequestId) -> None:
         """Remember an upstream request sent for this call (forgetting the oldest beyond)."""
@@ -108,7 +118,7 @@ class Call:
 
     async def run(self, upstream: asyncio.Future[Any]) -> Any:
         """Wait for the upstream result, doing what the upstream call sends meanwhile."""
-        loop = asyncio.get_running_loop()
+        loop = upstream.get_loop()
         upstream.add_done_callback(self._poke)
         while True:
             while self.work:  # what came before the result goes first

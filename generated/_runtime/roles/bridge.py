@@ -107,11 +107,10 @@ def outgoing(params: Any) -> Any:
     if not isinstance(params, msgspec.Struct):
         return params
     fields = params.__struct_fields__
-    changes: dict[str, Any] = {
-        name: msgspec.UNSET
-        for name in ROUND_FIELDS
-        if name in fields and getattr(params, name) is not msgspec.UNSET
-    }
+    changes: dict[str, Any] = {}
+    for name in ROUND_FIELDS:  # a loop, not a comprehension: no call per request
+        if name in fields and getattr(params, name) is not msgspec.UNSET:
+            changes[name] = msgspec.UNSET
     meta = as_object(getattr(params, "meta", None) if "meta" in fields else None)
     if meta is not None and not RESERVED_META.isdisjoint(meta):
         kept = {k: v for k, v in meta.items() if k not in RESERVED_META}
@@ -141,6 +140,8 @@ class Bridge:
         """Whether the upstream has the tasks extension (its ``server/discover`` says so)."""
         self.served: list[ServerBase] = []
         """The server of the upstream's revision and its adapters: what to serve downstream."""
+        self._declared: tuple[object, object, bool, dict[str, Any]] | None = None
+        """The last ``capabilities_of``: what it was made of (by identity) and the result."""
 
     @property
     def upstream(self) -> ClientBase[Any]:
@@ -258,14 +259,15 @@ class Bridge:
         link = self._shared
         if self.sessions is not None and ctx.facts is None:  # a session: its own upstream
             link = await self.sessions.get(ctx)
-        upstream = link.client or self.upstream
+        shared = self.upstream
+        upstream = link.client or shared
         call = Call(ctx)
         progress = None
         if ctx.incoming.progress_token is not None:
             progress = _progress(call)
         forwarded = outgoing(params)
         spec = self._as_task(spec, params, ctx)
-        if self.upstream.stateless is not None:  # each request says what its client can answer
+        if shared.stateless is not None:  # each request says what its client can answer
             forwarded = with_capabilities(forwarded, self.capabilities_of(ctx))
         sent = call.start(upstream.request(spec, forwarded, timeout=None, progress=progress))
         link.calls[id(call)] = call
@@ -298,13 +300,23 @@ class Bridge:
         return as_task
 
     def capabilities_of(self, ctx: ServerContext) -> dict[str, Any]:
-        """What the downstream client can answer, of what the upstream client declares."""
-        theirs = ctx.facts.client_capabilities if ctx.facts is not None else None
+        """What the downstream client can answer, of what the upstream client declares (a
+        dict shared by the requests of one client: read it, do not change it)."""
+        facts = ctx.facts
+        theirs = facts.client_capabilities if facts is not None else None
         if theirs is None:
             theirs = ctx.connection.their_capabilities
-        same = ctx.facts is not None and ctx.facts.version == self.upstream.protocol_version
-        ours = self.upstream.our_capabilities
-        return forwarded_capabilities(theirs, ours, self._extension and same)
+        upstream = self.upstream
+        extension = self._extension and facts is not None and facts.version == (
+            upstream.protocol_version
+        )
+        ours = upstream.our_capabilities
+        last = self._declared  # one client's requests: the same declarations each time
+        if last is not None and last[0] is theirs and last[1] is ours and last[2] is extension:
+            return last[3]
+        made = forwarded_capabilities(theirs, ours, extension)
+        self._declared = (theirs, ours, extension, made)
+        return made
 
     def _links(self) -> list[Link]:
         """Every upstream connection: the shared one and the sessions' own."""
