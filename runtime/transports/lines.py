@@ -9,12 +9,11 @@ so a slow or stuck reader never grows memory. A line longer than the frame limit
 it arrives (never buffered whole) and stands as one refused frame. A reader that pulls
 (``read()``) gets the same queue.
 
-``PipeWriter`` is the write side's protocol: a write goes to the pipe transport at once and
-waits only while the pipe's buffer is over its high-water mark (``pause_writing``). While the
-reader takes the several frames of one read, the transport gathers the answers written and
-writes them as one when the read is done, or once they reach ``CORKED_BYTES``, or with the next
-frame that is not an answer (a notification, a request: never held back): one write per read,
-not per answer.
+A write goes to the pipe transport at once and waits only while the pipe's buffer is over its
+high-water mark (``pipe_ends.PipeWriter``, the write side's protocol). While the reader takes
+the several frames of one read, the transport gathers the answers written and writes them as
+one when the read is done, or once they reach ``CORKED_BYTES``, or with the next frame that is
+not an answer (a notification, a request: never held back): one write per read, not per answer.
 ``LineTransport`` is the ``Transport`` over the two; its ``write_now`` (``WritesNow``) writes
 without a coroutine and hands back what to wait for only when the pipe is full.
 """
@@ -24,13 +23,12 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import os
-import threading
 from collections.abc import Coroutine
 from typing import Any, Final, Protocol, cast, runtime_checkable
 
 from ..core.transport import ConnectionClosed, RelatedId, Taker
 from ..core.wire import Inbound, Outbound, too_large
+from .pipe_ends import READ_CHUNK, Pausable, PipeWriter, Sink
 
 QUEUED_FRAMES: Final = 256
 """Frames received and not yet taken at which reading pauses."""
@@ -40,32 +38,8 @@ CORKED_BYTES: Final = 64 * 1024
 """Bytes of answers gathered while the frames of one read are taken, at which they are
 written (asyncio's high-water mark of a pipe: past it, writers wait as without gathering)."""
 
-READ_CHUNK: Final = 64 * 1024
-"""Bytes asked of the pipe per read by asyncio's own pipe transport (it asks 256 KiB).
-
-Each read makes a bytes object of the size asked for and shrinks it: at 256 KiB the C library
-maps and unmaps fresh memory every time, about 20 us per read (measured), more than the rest of
-a small frame's trip through the pipe. uvloop reads into a buffer of its own and is left alone.
-"""
 
 Frame = bytes | Inbound
-
-
-@runtime_checkable
-class Pausable(Protocol):
-    """What feeds a ``LineReader``: a read pipe transport, or a thread reading a file."""
-
-    def is_closing(self) -> bool:
-        """Whether it is closed or closing."""
-        ...
-
-    def pause_reading(self) -> None:
-        """Deliver nothing until ``resume_reading``."""
-        ...
-
-    def resume_reading(self) -> None:
-        """Deliver again."""
-        ...
 
 
 class Corks(Protocol):
@@ -316,84 +290,6 @@ class LineReader(asyncio.Protocol):
             pumped.set_exception(error)
 
 
-class FileFeed:
-    """Reads a regular file in a thread into a ``LineReader`` (asyncio's pipes refuse files).
-
-    One chunk is in flight at a time, and none while the reader is paused.
-    """
-
-    def __init__(self, fd: int, reader: LineReader, loop: asyncio.AbstractEventLoop) -> None:
-        self._fd = fd
-        self._reader = reader
-        self._loop = loop
-        self._ready = threading.Event()
-        self._paused = False
-        reader.read_by(self)
-        self._ready.set()
-        threading.Thread(target=self._feed, daemon=True).start()
-
-    def _feed(self) -> None:
-        while True:
-            self._ready.wait()
-            self._ready.clear()
-            chunk = os.read(self._fd, READ_CHUNK)
-            if not chunk:
-                self._loop.call_soon_threadsafe(self._reader.eof_received)
-                return
-            self._loop.call_soon_threadsafe(self._deliver, chunk)
-
-    def _deliver(self, chunk: bytes) -> None:
-        self._reader.data_received(chunk)
-        if not self._paused:
-            self._ready.set()
-
-    def is_closing(self) -> bool:
-        """Never: the thread ends at end of file."""
-        return False
-
-    def pause_reading(self) -> None:
-        """Read no more chunks until ``resume_reading``."""
-        self._paused = True
-
-    def resume_reading(self) -> None:
-        """Go on reading."""
-        self._paused = False
-        self._ready.set()
-
-
-class PipeWriter(asyncio.BaseProtocol):
-    """The write side's protocol: tells writers when the pipe's buffer is full, and when gone."""
-
-    def __init__(self) -> None:
-        self.paused = False
-        self._resumed: asyncio.Future[None] | None = None
-        self.gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-    def pause_writing(self) -> None:
-        """The pipe's buffer is over its high-water mark."""
-        self.paused = True
-
-    def resume_writing(self) -> None:
-        """The buffer drained below its low-water mark: wake the writers."""
-        self.paused = False
-        if self._resumed is not None and not self._resumed.done():
-            self._resumed.set_result(None)
-        self._resumed = None
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        """The pipe is gone: wake the writers (they find it closing) and the closer."""
-        self.resume_writing()
-        if not self.gone.done():
-            self.gone.set_result(None)
-
-    async def drained(self) -> None:
-        """Wait until the buffer drained (returns at once unless paused)."""
-        while self.paused and not self.gone.done():
-            if self._resumed is None:
-                self._resumed = asyncio.get_running_loop().create_future()
-            await asyncio.shield(self._resumed)
-
-
 @runtime_checkable
 class WritesNow(Protocol):
     """A transport that writes a message at once, outside a coroutine (``LineTransport``)."""
@@ -402,46 +298,6 @@ class WritesNow(Protocol):
         """Write ``message`` (or a frame as bytes) now: None, or (the pipe full) what to await
         before the next write."""
         ...
-
-
-class Sink(Protocol):
-    """Where written bytes go: a pipe transport, or a regular file."""
-
-    def write(self, data: bytes) -> None:
-        """Write (or buffer) all of ``data``."""
-        ...
-
-    def is_closing(self) -> bool:
-        """Whether the sink is closed or closing."""
-        ...
-
-    def close(self) -> None:
-        """Close (after writing what is buffered)."""
-        ...
-
-
-class FileSink:
-    """A regular file to write to (writes barely block)."""
-
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-        self._closed = False
-
-    def write(self, data: bytes) -> None:
-        """Write all of ``data``."""
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self._fd, view) :]
-
-    def is_closing(self) -> bool:
-        """Whether ``close`` was called."""
-        return self._closed
-
-    def close(self) -> None:
-        """Close the file descriptor."""
-        if not self._closed:
-            self._closed = True
-            os.close(self._fd)
 
 
 class LineTransport:

@@ -21,7 +21,8 @@ from typing import Final
 
 from ..core.transport import ConnectionClosed, Taker
 from ..core.wire import Inbound
-from .lines import FileFeed, FileSink, LineReader, LineTransport, PipeWriter
+from .lines import LineReader, LineTransport
+from .pipe_ends import FileFeed, FileSink, PipeWriter
 
 DEFAULT_MAX_FRAME: Final = 16 * 1024 * 1024
 """Largest frame read, in bytes; a longer line is discarded and reported as oversize."""

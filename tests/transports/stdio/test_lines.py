@@ -15,8 +15,8 @@ from generated._runtime.transports.lines import (
     QUEUED_FRAMES,
     LineReader,
     LineTransport,
-    PipeWriter,
 )
+from generated._runtime.transports.pipe_ends import PipeWriter
 
 STEP_S = 5.0
 """The longest any single wait here may take before it counts as a hang."""
