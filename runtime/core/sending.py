@@ -84,13 +84,7 @@ class Sending:
         given = method
         if not isinstance(method, str):
             method = method.method
-        spec = self.methods.get(method)
-        if (
-            spec is None
-            or spec.kind != "request"
-            or (spec.direction != self.role and spec.direction != "both")
-        ):  # what ``_spec_we_send`` checks, called only to say what is wrong
-            spec = self._spec_we_send(method, "request")
+        spec = self._spec_we_send(method, "request")
         if spec is not given and not isinstance(given, str):
             spec = variant(spec, given)
         if params is None and spec.params_required and progress_token is None:
@@ -105,15 +99,11 @@ class Sending:
         frame = encode_frame(
             OutRequest("2.0", request_id, method, UNSET if params is None else params)
         )
-        refused = self.lifecycle.admit(method, True, self.role)  # ``_admit_sent``, inlined
-        if refused is not None:
-            raise LocalProtocolError(refused)
+        self._admit_sent(method, True)
         self._queue.append(Outbound(frame, "request", method, (request_id,)))
         self._next_id += 1
         self._outgoing[request_id] = Outgoing(spec, progress_token)
-        result = spec.result  # ``_expect(spec, 1)``, inlined
-        entry = self._awaiting.get(id(result))
-        self._awaiting[id(result)] = (result, 1 if entry is None else entry[1] + 1)
+        self._expect(spec, 1)
         if progress_token is not None:
             self._out_tokens[progress_token] = request_id
         return request_id

@@ -400,11 +400,7 @@ class Session(Sending):
             return
         assert isinstance(id_, int)
         spec = pending.spec
-        awaited = self._awaiting.get(id(spec.result))  # ``_expect(spec, -1)``, inlined
-        if awaited is not None and awaited[1] > 1:
-            self._awaiting[id(spec.result)] = (spec.result, awaited[1] - 1)
-        else:
-            self._awaiting.pop(id(spec.result), None)
+        self._expect(spec, -1)
         if pending.progress_token is not None:
             self._out_tokens.pop(pending.progress_token, None)
         method = spec.method
