@@ -4,13 +4,16 @@ Keys (``prefix`` ``mcpgen``; a task's key carries its id as a hash tag): ``<pref
 a hash of the record (with the ``worker`` running it), expiring with the task's TTL;
 ``<prefix>:tasks:<owner>`` a sorted set of the requestor's task ids by creation number
 (``tasks/list`` pages); ``<prefix>:running:<owner>`` the set of its running ones;
-``<prefix>:tasks:seq`` the creation counter. ``wait`` re-reads the hash until the task is
-terminal, every ``poll_every`` seconds at most (the worker running the task may be another
-process).
+``<prefix>:tasks:seq`` the creation counter; ``<prefix>:{<task>}:input`` a list of the input
+responses other workers took for the task (``tasks/update``), until its worker takes them.
+``wait`` re-reads the hash until the task is terminal, every ``poll_every`` seconds at most
+(the worker running the task may be another process).
 
 A task runs on the worker that created it. That worker watches its running tasks (one read of
-their statuses every ``poll_every`` seconds, while any runs): one ended by another worker (a
-``tasks/cancel`` answered there) has its handler cancelled. A task whose worker's liveness
+their statuses and delivered input every ``poll_every`` seconds, while any runs): one ended by
+another worker (a ``tasks/cancel`` answered there) has its handler cancelled, and input another
+worker accepted (``deliver``) is handed to the handler. A worker saves one task's changes one
+after the other, so the last change it made is the one stored. A task whose worker's liveness
 lease (``<prefix>:worker:<id>:lease``, kept by ``RedisBackend``) is gone is read as ``failed``
 by any worker, and stored so: its handler cannot end it any more (the spec: ``failed``, the
 request did not complete; ``tasks/result`` returns the JSON-RPC error).
@@ -33,7 +36,7 @@ from typing import Any, Final
 
 from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 from ..core.tasks import TERMINAL
-from ..roles.taskstore import TaskRecord, new_record
+from ..roles.taskstore import Delivered, TaskRecord, new_record
 from .redis_client import RedisError, client_for, lease_key, reachable, result
 
 logger = logging.getLogger(__name__)
@@ -61,6 +64,9 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 """
 """Count a new task among the requestor's running ones unless they are at the bound."""
+MAX_QUEUED_INPUT: Final = 64
+"""Most ``tasks/update`` deliveries queued for one task between two reads of its worker (the
+oldest are kept; a task's worker takes them every ``poll_every`` seconds)."""
 POLL_S: Final = 0.05
 """Seconds between reads of a task awaited by ``wait`` (doubling up to ``poll_every``)."""
 WHAT: Final = "the task store"
@@ -100,11 +106,16 @@ class RedisTaskStore:
         self.poll_interval = poll_interval
         self.page_size = page_size
         self.poll_every = poll_every
-        self._watched: dict[str, tuple[TaskRecord, Callable[[], object]]] = {}
+        self._watched: dict[str, tuple[TaskRecord, Callable[[], object], Delivered | None]] = {}
         self._watcher: asyncio.Task[None] | None = None
+        self._saving: dict[str, tuple[asyncio.Lock, int]] = {}
+        """Per task: the lock its saves take in turn, and how many saves use it."""
 
     def _key(self, task_id: str) -> str:
         return f"{self.prefix}:{{{task_id}}}:task"
+
+    def _input(self, task_id: str) -> str:
+        return f"{self.prefix}:{{{task_id}}}:input"
 
     def _owned(self, owner: str) -> str:
         return f"{self.prefix}:tasks:{owner}"
@@ -267,6 +278,22 @@ class RedisTaskStore:
             await self._save(record)
 
     async def _save(self, record: TaskRecord) -> None:
+        """Write ``record`` after the saves of the same task begun before (each sends the
+        record as it is when its turn comes, so none overwrites a later state)."""
+        task_id = record.task_id
+        lock, users = self._saving.get(task_id) or (asyncio.Lock(), 0)
+        self._saving[task_id] = (lock, users + 1)
+        try:
+            async with lock:
+                await self._save_now(record)
+        finally:
+            lock, users = self._saving[task_id]
+            if users > 1:
+                self._saving[task_id] = (lock, users - 1)
+            else:
+                del self._saving[task_id]
+
+    async def _save_now(self, record: TaskRecord) -> None:
         expire = "" if record.ttl is None else str(int(record.created * 1000) + record.ttl)
         fields = [part for pair in _fields(record).items() for part in pair]
         key = self._key(record.task_id)
@@ -309,10 +336,25 @@ class RedisTaskStore:
 
     # -- the tasks this worker runs --------------------------------------------------------
 
-    def watch(self, record: TaskRecord, ended: Callable[[], object]) -> Callable[[], None]:
+    async def deliver(self, record: TaskRecord, responses: dict[str, Any]) -> None:
+        """Queue input responses (checked by the caller) for the worker running the task; it
+        takes them at its next read of its tasks (at most ``MAX_QUEUED_INPUT`` wait)."""
+        key = self._input(record.task_id)
+        pipe = self.client.pipeline(transaction=True)
+        pipe.rpush(key, json.dumps(responses))
+        pipe.ltrim(key, 0, MAX_QUEUED_INPUT - 1)
+        if record.ttl is not None:
+            pipe.pexpireat(key, int(record.created * 1000) + record.ttl)
+        with reachable(WHAT):
+            await pipe.execute()
+
+    def watch(
+        self, record: TaskRecord, ended: Callable[[], object], delivered: Delivered | None = None
+    ) -> Callable[[], None]:
         """Call ``ended`` once another worker ended the task while ``record`` is not terminal
-        (``record`` takes the stored outcome first); the returned function ends the watch."""
-        entry = (record, ended)
+        (``record`` takes the stored outcome first), and ``delivered`` with each input another
+        worker queued for it (``deliver``); the returned function ends the watch."""
+        entry = (record, ended, delivered)
         self._watched[record.task_id] = entry
         if self._watcher is None or self._watcher.done():
             self._watcher = asyncio.get_running_loop().create_task(self._watch())
@@ -334,22 +376,25 @@ class RedisTaskStore:
                 logger.warning("cannot read the status of this worker's tasks: %s", exc)
 
     async def _check_watched(self) -> None:
-        """One round: the tasks ended elsewhere take their stored outcome and are told."""
+        """One round: the tasks ended elsewhere take their stored outcome and are told; the
+        input queued for the others is handed to their handlers."""
         ids = list(self._watched)
         if not ids:
             return
         pipe = self.client.pipeline(transaction=False)
         for task_id in ids:
             pipe.hget(self._key(task_id), "status")
-        statuses = await pipe.execute()
-        for task_id, status in zip(ids, statuses, strict=True):
+            pipe.lpop(self._input(task_id), MAX_QUEUED_INPUT)
+        replies = await pipe.execute()
+        for task_id, status, queued in zip(ids, replies[::2], replies[1::2], strict=True):
             if status is None or bytes(status).decode() not in TERMINAL:
+                await self._hand_input(task_id, queued or [])
                 continue
             entry = self._watched.get(task_id)
             if entry is None:
                 continue
             stored = await result(self.client.hgetall(self._key(task_id)))
-            record, ended = entry
+            record, ended, _ = entry
             if self._watched.get(task_id) is not entry or record.terminal:
                 continue  # ended here meanwhile: its own outcome was saved
             if stored:
@@ -357,6 +402,19 @@ class RedisTaskStore:
             record.done.set()
             del self._watched[task_id]
             ended()
+
+    async def _hand_input(self, task_id: str, queued: list[Any]) -> None:
+        """Hand each queued ``tasks/update`` to the task's handler, if it still runs here; one
+        it refuses is logged (the worker that took it checked it against the same requests)."""
+        for payload in queued:
+            entry = self._watched.get(task_id)
+            delivered = None if entry is None else entry[2]
+            if delivered is None:
+                return
+            try:
+                await delivered(json.loads(payload))
+            except Exception as exc:
+                logger.warning("input delivered to task %s was not taken: %r", task_id, exc)
 
 
 def _adopt(record: TaskRecord, stored: TaskRecord) -> None:
@@ -386,6 +444,7 @@ def _fields(record: TaskRecord) -> dict[str, str]:
         "result": json.dumps(record.result),
         "error": json.dumps(None if error is None else [error.code, error.message, error.data]),
         "seq": str(record.seq),
+        "input_requests": json.dumps(record.input_requests),
     }
 
 
@@ -406,6 +465,7 @@ def _record(task_id: str, raw: dict[Any, Any]) -> TaskRecord:
         result=json.loads(fields["result"]),
         error=None if error is None else MCPError(error[0], error[1], error[2]),
         seq=int(fields["seq"]),
+        input_requests=json.loads(fields.get("input_requests", "null")),
     )
     if record.status in TERMINAL:
         record.done.set()

@@ -23,7 +23,7 @@ from typing import Any
 from ..core.errors import INTERNAL_ERROR, MCPError
 from ..core.lifecycle import as_json
 from ..core.tasks import may_move
-from .taskstore import InMemoryTaskStore, SharedTaskStore, TaskRecord, TaskStore
+from .taskstore import Delivered, InMemoryTaskStore, SharedTaskStore, TaskRecord, TaskStore
 
 Announce = Callable[[TaskRecord], Awaitable[None]]
 """Tells the requestor about a task's new state (a notification), after it is saved."""
@@ -49,13 +49,20 @@ class TaskWork:
         store = self.store
         return store.clock() if isinstance(store, InMemoryTaskStore) else time.time()
 
-    def track(self, record: TaskRecord, runner: asyncio.Task[Any]) -> None:
+    def track(
+        self, record: TaskRecord, runner: asyncio.Task[Any], delivered: Delivered | None = None
+    ) -> None:
         """Remember the asyncio task running ``record``'s handler until it ends; with a store
         shared by several workers, cancel it when another worker ends the task (a
-        ``tasks/cancel`` answered there), as a local ``cancel`` does."""
+        ``tasks/cancel`` answered there), as a local ``cancel`` does, and hand ``delivered``
+        the input other workers took for it (a ``tasks/update`` answered there)."""
         self.running[record.task_id] = (record, runner)
         store = self.store
-        unwatch = store.watch(record, runner.cancel) if isinstance(store, SharedTaskStore) else None
+        unwatch = (
+            store.watch(record, runner.cancel, delivered)
+            if isinstance(store, SharedTaskStore)
+            else None
+        )
 
         def ended(_: asyncio.Task[Any]) -> None:
             self.running.pop(record.task_id, None)
@@ -71,12 +78,7 @@ class TaskWork:
         record.status = status
         record.status_message = message
         record.updated = max(self.clock(), record.created)
-        await self.store.save(record)
-        if self.announce is not None:
-            try:
-                await self.announce(record)
-            except Exception:  # the peer went away: the task's state is kept all the same
-                traceback.print_exc(file=sys.stderr)
+        await self.save(record)
 
     async def finish(
         self,
@@ -130,3 +132,12 @@ class TaskWork:
                 record.status_message = message
                 record.updated = max(self.clock(), record.created)
                 await self.store.save(record)
+
+    async def save(self, record: TaskRecord) -> None:
+        """Save and announce a change that is not a status move (the input it waits for)."""
+        await self.store.save(record)
+        if self.announce is not None:
+            try:
+                await self.announce(record)
+            except Exception:  # the peer went away: the task's state is kept all the same
+                traceback.print_exc(file=sys.stderr)
