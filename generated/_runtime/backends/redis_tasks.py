@@ -56,15 +56,29 @@ end
 return 1
 """
 """Write a task's hash unless the stored task is terminal already (one atomic step)."""
-ADMIT: Final = """
-if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[1]) then
-  return 0
+CREATE: Final = """
+if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[1]) then
+  return -1
 end
-redis.call('SADD', KEYS[1], ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return 1
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[2]) then
+  return -2
+end
+local seq = redis.call('INCR', KEYS[1])
+redis.call('SADD', KEYS[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+redis.call('ZADD', KEYS[3], seq, ARGV[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[4])
+redis.call('HSET', KEYS[4], 'seq', seq, unpack(ARGV, 6))
+if ARGV[5] ~= '' then
+  redis.call('PEXPIREAT', KEYS[4], ARGV[5])
+end
+return seq
 """
-"""Count a new task among the requestor's running ones unless they are at the bound."""
+"""Create a task in one step (keys: the creation counter, the requestor's running set and
+kept index, the task's hash): -1 when the requestor's running tasks are at the bound, -2 when
+its kept ones are; else count it running, index it, write it and return its number."""
+FULL_RUNNING: Final = -1
+FULL_KEPT: Final = -2
 MAX_QUEUED_INPUT: Final = 64
 """Most ``tasks/update`` deliveries queued for one task between two reads of its worker (the
 oldest are kept; a task's worker takes them every ``poll_every`` seconds)."""
@@ -144,33 +158,45 @@ class RedisTaskStore:
 
     async def create(self, owner: str, method: str, ttl: int | None) -> TaskRecord:
         """Create a ``working`` task; the TTL is the one asked for, capped at ``max_ttl``;
-        -32603 when the requestor has too many tasks running or kept."""
-        with reachable(WHAT):
-            seq = int(await result(self.client.incr(f"{self.prefix}:tasks:seq")))
-            record = new_record(owner, method, ttl, self, time.time(), seq)
-            await self._admit(record)
-            try:
-                await self._make_room(owner)
-            except BaseException:
-                await result(self.client.srem(self._running(owner), record.task_id))
-                raise
-            pipe = self.client.pipeline(transaction=True)
-            pipe.zadd(self._owned(owner), {record.task_id: seq})
-            pipe.pexpire(self._owned(owner), (record.ttl or 0) + 60_000)
-            await self._write(pipe, record)
-        return record
+        -32603 when the requestor has too many tasks running or kept.
 
-    async def _admit(self, record: TaskRecord) -> None:
-        """Count the new task among the requestor's running ones, at most
-        ``max_running_per_owner`` (after forgetting those that ended meanwhile)."""
-        key, limit = self._running(record.owner), self.max_running_per_owner
-        expire = str((record.ttl or 0) + 60_000)
-        for attempt in range(2):
-            if await result(self.client.eval(ADMIT, 1, key, limit, record.task_id, expire)):
-                return
-            if attempt == 0:
-                await self._prune(record.owner)
-        raise MCPError(INTERNAL_ERROR, f"Too many tasks: {limit} of this requestor are running")
+        One script (one round trip) admits, counts, indexes and writes it; only a requestor
+        at a bound costs more: its ended tasks are forgotten (running) or removed (kept, the
+        oldest first) and the script runs again, once per bound."""
+        record = new_record(owner, method, ttl, self, time.time(), 0)
+        fields = _fields(record)
+        del fields["seq"]
+        if self.worker is not None:
+            fields["worker"] = self.worker
+        keys = (
+            f"{self.prefix}:tasks:seq",
+            self._running(owner),
+            self._owned(owner),
+            self._key(record.task_id),
+        )
+        index_ms = str((record.ttl or 0) + 60_000)
+        expire = "" if record.ttl is None else str(int(record.created * 1000) + record.ttl)
+        limits = (self.max_running_per_owner, self.max_tasks_per_owner, record.task_id)
+        args = [*limits, index_ms, expire, *(part for pair in fields.items() for part in pair)]
+        tried: set[int] = set()
+        with reachable(WHAT):
+            while True:
+                seq = int(await result(self.client.eval(CREATE, len(keys), *keys, *args)))
+                if seq > 0:
+                    record.seq = seq
+                    return record
+                if seq in tried:
+                    break
+                tried.add(seq)
+                if seq == FULL_RUNNING:
+                    await self._prune(owner)
+                else:
+                    await self._make_room(owner)
+        if seq == FULL_RUNNING:
+            limit = self.max_running_per_owner
+            raise MCPError(INTERNAL_ERROR, f"Too many tasks: {limit} of this requestor are running")
+        limit = self.max_tasks_per_owner
+        raise MCPError(INTERNAL_ERROR, f"Too many tasks: {limit} of this requestor are kept")
 
     async def _prune(self, owner: str) -> None:
         """Forget the running tasks of ``owner`` that ended, expired or lost their worker."""
@@ -233,17 +259,6 @@ class RedisTaskStore:
             else:
                 ended.append(False)
         return ended
-
-    async def _write(self, pipe: Any, record: TaskRecord) -> None:
-        """Put the record's hash (with its TTL and worker) in ``pipe`` and run it."""
-        key = self._key(record.task_id)
-        fields = _fields(record)
-        if self.worker is not None:
-            fields["worker"] = self.worker
-        pipe.hset(key, mapping=fields)
-        if record.ttl is not None:
-            pipe.pexpireat(key, int(record.created * 1000) + record.ttl)
-        await pipe.execute()
 
     async def get(self, owner: str, task_id: str) -> TaskRecord | None:
         """The owner's task, if it is still kept."""

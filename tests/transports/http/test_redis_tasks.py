@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+from redis.asyncio.connection import Connection
 
 from generated._runtime.backends.redis_tasks import RedisTaskStore
 from generated._runtime.roles.taskstore import TaskRecord
@@ -104,6 +105,30 @@ async def there_get(store: RedisTaskStore, owner: str, task_id: str) -> TaskReco
     found = await store.get(owner, task_id)
     assert found is not None
     return found
+
+
+async def test_creating_a_task_is_one_round_trip(
+    stores: tuple[RedisTaskStore, RedisTaskStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counting, admitting under the bounds, indexing and writing a new task are one script:
+    one request to Redis (a pipeline or a command is one send), and the task is there."""
+    here, there = stores
+    await here.client.ping()  # connected before counting
+    sends = [0]
+    original = Connection.send_packed_command
+
+    async def counted(self: Connection, *args: Any, **kwargs: Any) -> None:
+        sends[0] += 1
+        await original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Connection, "send_packed_command", counted)
+    record = await here.create("fay", "tools/call", 60_000)
+    assert sends[0] == 1
+    monkeypatch.undo()
+    seen = await there.get("fay", record.task_id)
+    assert seen is not None and seen.status == "working" and seen.seq == record.seq > 0
+    listed = [r.task_id for r in (await there.page("fay", None))[0]]
+    assert listed == [record.task_id]
 
 
 async def test_tasks_are_listed_in_creation_order_across_workers(
