@@ -14,7 +14,7 @@ import base64
 import binascii
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol, runtime_checkable
@@ -48,6 +48,9 @@ class TaskRecord:
     error: MCPError | None = None
     """The underlying request's JSON-RPC error, if it ended with one."""
     seq: int = 0
+    input_requests: dict[str, Any] | None = None
+    """The requests the task waits to have answered, by key (the tasks extension's
+    ``inputRequests``), kept with the task so that any worker shows and checks them."""
     done: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -97,15 +100,30 @@ class TaskStore(Protocol):
         ...
 
 
+Delivered = Callable[[dict[str, Any]], Awaitable[None]]
+"""Takes input responses another worker accepted for a task this worker runs."""
+
+
 @runtime_checkable
 class SharedTaskStore(Protocol):
     """A store several workers share (``RedisTaskStore``): the worker running a task's handler
     learns from it when another worker ended the task (``tasks/cancel`` answered there, or the
-    task failed because this worker's lease lapsed), to stop the handler."""
+    task failed because this worker's lease lapsed), to stop the handler, and takes the input
+    other workers were given for it (``tasks/update`` answered there)."""
 
-    def watch(self, record: TaskRecord, ended: Callable[[], object]) -> Callable[[], None]:
+    def watch(
+        self,
+        record: TaskRecord,
+        ended: Callable[[], object],
+        delivered: Delivered | None = None,
+    ) -> Callable[[], None]:
         """Call ``ended`` once the stored task is terminal while ``record`` is not (``record``
-        then takes the stored outcome); the returned function ends the watch."""
+        then takes the stored outcome), and ``delivered`` with each input ``deliver`` stored
+        for it; the returned function ends the watch."""
+        ...
+
+    async def deliver(self, record: TaskRecord, responses: dict[str, Any]) -> None:
+        """Hand input responses (already checked) to the worker running the task."""
         ...
 
 

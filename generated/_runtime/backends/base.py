@@ -59,7 +59,8 @@ class SessionDirectory(Protocol):
         ...
 
     async def release(self, session: str) -> None:
-        """Forget a session (it ended, or its owner is gone)."""
+        """Forget a session (it ended, or its owner is gone); ``BackendUnavailable`` when
+        the backend cannot be reached."""
         ...
 
     async def alive(self, worker: str) -> bool:

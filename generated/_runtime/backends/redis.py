@@ -127,7 +127,8 @@ class RedisDirectory:
             self.lease.renewed(sent)
             return
         self.lease.lost(sent)
-        await self.release(session)
+        with contextlib.suppress(BackendUnavailable):  # refused all the same; it expires
+            await self.release(session)
         raise BackendUnavailable("a new session: this worker's lease lapsed (Redis restarted?)")
 
     async def owner(self, session: str) -> str | None:
@@ -147,8 +148,9 @@ class RedisDirectory:
             await pipe.execute()
 
     async def release(self, session: str) -> None:
-        """Forget the session (best effort: a Redis away leaves it to expire)."""
-        with contextlib.suppress(RedisError, OSError):
+        """Forget the session; ``BackendUnavailable`` when Redis is away (the entry stays,
+        expiring unless touched: the caller tries again or leaves it to expire)."""
+        with reachable("the session directory"):
             await result(self.client.delete(self.session_key(session)))
 
     async def alive(self, worker: str) -> bool:

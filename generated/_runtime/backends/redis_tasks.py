@@ -5,13 +5,16 @@ Keys (``prefix`` ``mcpgen``; a task's key carries its id as a hash tag): ``<pref
 a hash of the record (with the ``worker`` running it), expiring with the task's TTL;
 ``<prefix>:tasks:<owner>`` a sorted set of the requestor's task ids by creation number
 (``tasks/list`` pages); ``<prefix>:running:<owner>`` the set of its running ones;
-``<prefix>:tasks:seq`` the creation counter. ``wait`` re-reads the hash until the task is
-terminal, every ``poll_every`` seconds at most (the worker running the task may be another
-process).
+``<prefix>:tasks:seq`` the creation counter; ``<prefix>:{<task>}:input`` a list of the input
+responses other workers took for the task (``tasks/update``), until its worker takes them.
+``wait`` re-reads the hash until the task is terminal, every ``poll_every`` seconds at most
+(the worker running the task may be another process).
 
 A task runs on the worker that created it. That worker watches its running tasks (one read of
-their statuses every ``poll_every`` seconds, while any runs): one ended by another worker (a
-``tasks/cancel`` answered there) has its handler cancelled. A task whose worker's liveness
+their statuses and delivered input every ``poll_every`` seconds, while any runs): one ended by
+another worker (a ``tasks/cancel`` answered there) has its handler cancelled, and input another
+worker accepted (``deliver``) is handed to the handler. A worker saves one task's changes one
+after the other, so the last change it made is the one stored. A task whose worker's liveness
 lease (``<prefix>:worker:<id>:lease``, kept by ``RedisBackend``) is gone is read as ``failed``
 by any worker, and stored so: its handler cannot end it any more (the spec: ``failed``, the
 request did not complete; ``tasks/result`` returns the JSON-RPC error).
@@ -34,7 +37,7 @@ from typing import Any, Final
 
 from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 from ..core.tasks import TERMINAL
-from ..roles.taskstore import TaskRecord, new_record
+from ..roles.taskstore import Delivered, TaskRecord, new_record
 from .redis_client import RedisError, client_for, lease_key, reachable, result
 
 logger = logging.getLogger(__name__)
@@ -53,15 +56,32 @@ end
 return 1
 """
 """Write a task's hash unless the stored task is terminal already (one atomic step)."""
-ADMIT: Final = """
-if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[1]) then
-  return 0
+CREATE: Final = """
+if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[1]) then
+  return -1
 end
-redis.call('SADD', KEYS[1], ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return 1
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[2]) then
+  return -2
+end
+local seq = redis.call('INCR', KEYS[1])
+redis.call('SADD', KEYS[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+redis.call('ZADD', KEYS[3], seq, ARGV[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[4])
+redis.call('HSET', KEYS[4], 'seq', seq, unpack(ARGV, 6))
+if ARGV[5] ~= '' then
+  redis.call('PEXPIREAT', KEYS[4], ARGV[5])
+end
+return seq
 """
-"""Count a new task among the requestor's running ones unless they are at the bound."""
+"""Create a task in one step (keys: the creation counter, the requestor's running set and
+kept index, the task's hash): -1 when the requestor's running tasks are at the bound, -2 when
+its kept ones are; else count it running, index it, write it and return its number."""
+FULL_RUNNING: Final = -1
+FULL_KEPT: Final = -2
+MAX_QUEUED_INPUT: Final = 64
+"""Most ``tasks/update`` deliveries queued for one task between two reads of its worker (the
+oldest are kept; a task's worker takes them every ``poll_every`` seconds)."""
 POLL_S: Final = 0.05
 """Seconds between reads of a task awaited by ``wait`` (doubling up to ``poll_every``)."""
 WHAT: Final = "the task store"
@@ -101,11 +121,16 @@ class RedisTaskStore:
         self.poll_interval = poll_interval
         self.page_size = page_size
         self.poll_every = poll_every
-        self._watched: dict[str, tuple[TaskRecord, Callable[[], object]]] = {}
+        self._watched: dict[str, tuple[TaskRecord, Callable[[], object], Delivered | None]] = {}
         self._watcher: asyncio.Task[None] | None = None
+        self._saving: dict[str, tuple[asyncio.Lock, int]] = {}
+        """Per task: the lock its saves take in turn, and how many saves use it."""
 
     def _key(self, task_id: str) -> str:
         return f"{self.prefix}:{{{task_id}}}:task"
+
+    def _input(self, task_id: str) -> str:
+        return f"{self.prefix}:{{{task_id}}}:input"
 
     def _owned(self, owner: str) -> str:
         return f"{self.prefix}:tasks:{owner}"
@@ -133,33 +158,45 @@ class RedisTaskStore:
 
     async def create(self, owner: str, method: str, ttl: int | None) -> TaskRecord:
         """Create a ``working`` task; the TTL is the one asked for, capped at ``max_ttl``;
-        -32603 when the requestor has too many tasks running or kept."""
-        with reachable(WHAT):
-            seq = int(await result(self.client.incr(f"{self.prefix}:tasks:seq")))
-            record = new_record(owner, method, ttl, self, time.time(), seq)
-            await self._admit(record)
-            try:
-                await self._make_room(owner)
-            except BaseException:
-                await result(self.client.srem(self._running(owner), record.task_id))
-                raise
-            pipe = self.client.pipeline(transaction=True)
-            pipe.zadd(self._owned(owner), {record.task_id: seq})
-            pipe.pexpire(self._owned(owner), (record.ttl or 0) + 60_000)
-            await self._write(pipe, record)
-        return record
+        -32603 when the requestor has too many tasks running or kept.
 
-    async def _admit(self, record: TaskRecord) -> None:
-        """Count the new task among the requestor's running ones, at most
-        ``max_running_per_owner`` (after forgetting those that ended meanwhile)."""
-        key, limit = self._running(record.owner), self.max_running_per_owner
-        expire = str((record.ttl or 0) + 60_000)
-        for attempt in range(2):
-            if await result(self.client.eval(ADMIT, 1, key, limit, record.task_id, expire)):
-                return
-            if attempt == 0:
-                await self._prune(record.owner)
-        raise MCPError(INTERNAL_ERROR, f"Too many tasks: {limit} of this requestor are running")
+        One script (one round trip) admits, counts, indexes and writes it; only a requestor
+        at a bound costs more: its ended tasks are forgotten (running) or removed (kept, the
+        oldest first) and the script runs again, once per bound."""
+        record = new_record(owner, method, ttl, self, time.time(), 0)
+        fields = _fields(record)
+        del fields["seq"]
+        if self.worker is not None:
+            fields["worker"] = self.worker
+        keys = (
+            f"{self.prefix}:tasks:seq",
+            self._running(owner),
+            self._owned(owner),
+            self._key(record.task_id),
+        )
+        index_ms = str((record.ttl or 0) + 60_000)
+        expire = "" if record.ttl is None else str(int(record.created * 1000) + record.ttl)
+        limits = (self.max_running_per_owner, self.max_tasks_per_owner, record.task_id)
+        args = [*limits, index_ms, expire, *(part for pair in fields.items() for part in pair)]
+        tried: set[int] = set()
+        with reachable(WHAT):
+            while True:
+                seq = int(await result(self.client.eval(CREATE, len(keys), *keys, *args)))
+                if seq > 0:
+                    record.seq = seq
+                    return record
+                if seq in tried:
+                    break
+                tried.add(seq)
+                if seq == FULL_RUNNING:
+                    await self._prune(owner)
+                else:
+                    await self._make_room(owner)
+        if seq == FULL_RUNNING:
+            limit = self.max_running_per_owner
+            raise MCPError(INTERNAL_ERROR, f"Too many tasks: {limit} of this requestor are running")
+        limit = self.max_tasks_per_owner
+        raise MCPError(INTERNAL_ERROR, f"Too many tasks: {limit} of this requestor are kept")
 
     async def _prune(self, owner: str) -> None:
         """Forget the running tasks of ``owner`` that ended, expired or lost their worker."""
@@ -223,17 +260,6 @@ class RedisTaskStore:
                 ended.append(False)
         return ended
 
-    async def _write(self, pipe: Any, record: TaskRecord) -> None:
-        """Put the record's hash (with its TTL and worker) in ``pipe`` and run it."""
-        key = self._key(record.task_id)
-        fields = _fields(record)
-        if self.worker is not None:
-            fields["worker"] = self.worker
-        pipe.hset(key, mapping=fields)
-        if record.ttl is not None:
-            pipe.pexpireat(key, int(record.created * 1000) + record.ttl)
-        await pipe.execute()
-
     async def get(self, owner: str, task_id: str) -> TaskRecord | None:
         """The owner's task, if it is still kept."""
         with reachable(WHAT):
@@ -268,6 +294,22 @@ class RedisTaskStore:
             await self._save(record)
 
     async def _save(self, record: TaskRecord) -> None:
+        """Write ``record`` after the saves of the same task begun before (each sends the
+        record as it is when its turn comes, so none overwrites a later state)."""
+        task_id = record.task_id
+        lock, users = self._saving.get(task_id) or (asyncio.Lock(), 0)
+        self._saving[task_id] = (lock, users + 1)
+        try:
+            async with lock:
+                await self._save_now(record)
+        finally:
+            lock, users = self._saving[task_id]
+            if users > 1:
+                self._saving[task_id] = (lock, users - 1)
+            else:
+                del self._saving[task_id]
+
+    async def _save_now(self, record: TaskRecord) -> None:
         expire = "" if record.ttl is None else str(int(record.created * 1000) + record.ttl)
         fields = [part for pair in _fields(record).items() for part in pair]
         key = self._key(record.task_id)
@@ -310,10 +352,25 @@ class RedisTaskStore:
 
     # -- the tasks this worker runs --------------------------------------------------------
 
-    def watch(self, record: TaskRecord, ended: Callable[[], object]) -> Callable[[], None]:
+    async def deliver(self, record: TaskRecord, responses: dict[str, Any]) -> None:
+        """Queue input responses (checked by the caller) for the worker running the task; it
+        takes them at its next read of its tasks (at most ``MAX_QUEUED_INPUT`` wait)."""
+        key = self._input(record.task_id)
+        pipe = self.client.pipeline(transaction=True)
+        pipe.rpush(key, json.dumps(responses))
+        pipe.ltrim(key, 0, MAX_QUEUED_INPUT - 1)
+        if record.ttl is not None:
+            pipe.pexpireat(key, int(record.created * 1000) + record.ttl)
+        with reachable(WHAT):
+            await pipe.execute()
+
+    def watch(
+        self, record: TaskRecord, ended: Callable[[], object], delivered: Delivered | None = None
+    ) -> Callable[[], None]:
         """Call ``ended`` once another worker ended the task while ``record`` is not terminal
-        (``record`` takes the stored outcome first); the returned function ends the watch."""
-        entry = (record, ended)
+        (``record`` takes the stored outcome first), and ``delivered`` with each input another
+        worker queued for it (``deliver``); the returned function ends the watch."""
+        entry = (record, ended, delivered)
         self._watched[record.task_id] = entry
         if self._watcher is None or self._watcher.done():
             self._watcher = asyncio.get_running_loop().create_task(self._watch())
@@ -335,22 +392,25 @@ class RedisTaskStore:
                 logger.warning("cannot read the status of this worker's tasks: %s", exc)
 
     async def _check_watched(self) -> None:
-        """One round: the tasks ended elsewhere take their stored outcome and are told."""
+        """One round: the tasks ended elsewhere take their stored outcome and are told; the
+        input queued for the others is handed to their handlers."""
         ids = list(self._watched)
         if not ids:
             return
         pipe = self.client.pipeline(transaction=False)
         for task_id in ids:
             pipe.hget(self._key(task_id), "status")
-        statuses = await pipe.execute()
-        for task_id, status in zip(ids, statuses, strict=True):
+            pipe.lpop(self._input(task_id), MAX_QUEUED_INPUT)
+        replies = await pipe.execute()
+        for task_id, status, queued in zip(ids, replies[::2], replies[1::2], strict=True):
             if status is None or bytes(status).decode() not in TERMINAL:
+                await self._hand_input(task_id, queued or [])
                 continue
             entry = self._watched.get(task_id)
             if entry is None:
                 continue
             stored = await result(self.client.hgetall(self._key(task_id)))
-            record, ended = entry
+            record, ended, _ = entry
             if self._watched.get(task_id) is not entry or record.terminal:
                 continue  # ended here meanwhile: its own outcome was saved
             if stored:
@@ -358,6 +418,19 @@ class RedisTaskStore:
             record.done.set()
             del self._watched[task_id]
             ended()
+
+    async def _hand_input(self, task_id: str, queued: list[Any]) -> None:
+        """Hand each queued ``tasks/update`` to the task's handler, if it still runs here; one
+        it refuses is logged (the worker that took it checked it against the same requests)."""
+        for payload in queued:
+            entry = self._watched.get(task_id)
+            delivered = None if entry is None else entry[2]
+            if delivered is None:
+                return
+            try:
+                await delivered(json.loads(payload))
+            except Exception as exc:
+                logger.warning("input delivered to task %s was not taken: %r", task_id, exc)
 
 
 def _adopt(record: TaskRecord, stored: TaskRecord) -> None:
@@ -387,6 +460,7 @@ def _fields(record: TaskRecord) -> dict[str, str]:
         "result": json.dumps(record.result),
         "error": json.dumps(None if error is None else [error.code, error.message, error.data]),
         "seq": str(record.seq),
+        "input_requests": json.dumps(record.input_requests),
     }
 
 
@@ -407,6 +481,7 @@ def _record(task_id: str, raw: dict[Any, Any]) -> TaskRecord:
         result=json.loads(fields["result"]),
         error=None if error is None else MCPError(error[0], error[1], error[2]),
         seq=int(fields["seq"]),
+        input_requests=json.loads(fields.get("input_requests", "null")),
     )
     if record.status in TERMINAL:
         record.done.set()

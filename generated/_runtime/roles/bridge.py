@@ -307,8 +307,8 @@ class Bridge:
         if theirs is None:
             theirs = ctx.connection.their_capabilities
         upstream = self.upstream
-        extension = self._extension and facts is not None and facts.version == (
-            upstream.protocol_version
+        extension = (
+            self._extension and facts is not None and facts.version == (upstream.protocol_version)
         )
         ours = upstream.our_capabilities
         last = self._declared  # one client's requests: the same declarations each time

@@ -34,7 +34,7 @@ from ..core.wire import as_object, meta_of
 from .connection import RequestContext, RequestFacts, client_capabilities
 from .dispatch import Handler
 from .mrtr import INPUT_CAPABILITY, InvalidInputResponse, MissingClientCapability, params_json
-from .taskstore import TaskRecord
+from .taskstore import SharedTaskStore, TaskRecord
 from .taskwork import TaskWork
 
 MAX_INPUT_REQUESTS: Final = 1024
@@ -143,35 +143,55 @@ class TaskInput:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.pending[key] = {"method": method, "params": params_json(params)}
         self._waiting[key] = future
+        self.record.input_requests = dict(self.pending)
         try:
             if self.record.status == "working":
                 await self.work.move(self.record, "input_required")
+            elif self.record.status == "input_required":
+                await self.work.save(self.record)  # one more request shown while it waits
             raw = await future
         finally:
             self.pending.pop(key, None)
             self._waiting.pop(key, None)
+            self.record.input_requests = dict(self.pending) or None
         return convert(raw, self.result_types[method])
 
     async def answer(self, responses: Mapping[str, Any]) -> None:
         """Deliver the answers to pending requests (others are ignored, as the extension says);
         an answer that is not a valid result of its request refuses the whole update."""
-        given: list[tuple[str, Any]] = []
-        for key, raw in responses.items():
-            asked = self.pending.get(key)
-            if asked is None:
-                continue
-            try:
-                convert(raw, self.result_types[asked["method"]])
-            except (msgspec.ValidationError, TypeError) as exc:
-                raise InvalidInputResponse(f"inputResponses[{key!r}]: {exc}") from None
-            given.append((key, raw))
-        for key, raw in given:
+        given = checked(self.pending, responses, self.result_types)
+        if not given:
+            return
+        for key, raw in given.items():
             del self.pending[key]
             future = self._waiting.get(key)
             if future is not None and not future.done():
                 future.set_result(raw)
-        if given and not self.pending and self.record.status == "input_required":
+        self.record.input_requests = dict(self.pending) or None
+        if not self.pending and self.record.status == "input_required":
             await self.work.move(self.record, "working")
+        else:
+            await self.work.save(self.record)
+
+
+def checked(
+    requests: Mapping[str, Any], responses: Mapping[str, Any], result_types: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The responses to the pending ``requests`` (others are ignored, as the extension says);
+    one that is not a valid result of its request raises ``InvalidInputResponse``."""
+    given: dict[str, Any] = {}
+    for key, raw in responses.items():
+        asked = as_object(requests.get(key))
+        method = None if asked is None else asked.get("method")
+        result_type = result_types.get(method) if isinstance(method, str) else None
+        if result_type is None:
+            continue
+        try:
+            convert(raw, result_type)
+        except (msgspec.ValidationError, TypeError) as exc:
+            raise InvalidInputResponse(f"inputResponses[{key!r}]: {exc}") from None
+        given[key] = raw
+    return given
 
 
 class StatelessTasks:
@@ -240,7 +260,8 @@ class StatelessTasks:
         if not begun.done():
             return None, runner.result()
         record, created = begun.result()
-        self.work.track(record, runner)  # tasks/cancel cancels the handler itself
+        # tasks/cancel cancels the handler itself; tasks/update answered elsewhere reaches it
+        self.work.track(record, runner, self.inputs[record.task_id].answer)
         settler = asyncio.get_running_loop().create_task(self._settle(record, runner))
         self._settling.add(settler)
         settler.add_done_callback(self._settling.discard)
@@ -256,9 +277,8 @@ class StatelessTasks:
     def detailed(self, record: TaskRecord) -> dict[str, Any]:
         """The task as ``tasks/get`` and ``notifications/tasks`` show it (``DetailedTask``)."""
         out = record.wire(ttl="ttlMs", poll_interval="pollIntervalMs")
-        inputs = self.inputs.get(record.task_id)
-        if record.status == "input_required" and inputs is not None:
-            out["inputRequests"] = dict(inputs.pending)
+        if record.status == "input_required" and record.input_requests is not None:
+            out["inputRequests"] = dict(record.input_requests)
         if record.status == "completed" and record.result is not None:
             out["result"] = record.result
         if record.status == "failed" and record.error is not None:
@@ -294,15 +314,26 @@ class StatelessTasks:
             responses = as_object(params.get("inputResponses"))
             if responses is None:
                 raise MCPError(INVALID_PARAMS, "Invalid params: inputResponses must be an object")
-            inputs = self.inputs.get(record.task_id)
-            if inputs is not None and record.status not in TERMINAL:
+            if record.status not in TERMINAL:
                 try:
-                    await inputs.answer(responses)
+                    await self._update(record, responses)
                 except InvalidInputResponse as exc:
                     raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
         elif record.status not in TERMINAL:
             await self.work.cancel(record, "The task was cancelled by request.")
         return {"resultType": "complete"}
+
+    async def _update(self, record: TaskRecord, responses: Mapping[str, Any]) -> None:
+        """Deliver input to the task's handler: here when it runs here, else (a store shared
+        by workers) checked against the requests the task stored and handed to its worker."""
+        inputs = self.inputs.get(record.task_id)
+        if inputs is not None:
+            await inputs.answer(responses)
+            return
+        store = self.support.store
+        given = checked(record.input_requests or {}, responses, self.result_types)
+        if given and isinstance(store, SharedTaskStore):
+            await store.deliver(record, given)
 
 
 class TaskStarter:

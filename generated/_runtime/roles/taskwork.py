@@ -14,16 +14,24 @@ task; and cancellation. The eras differ only in what they put on the wire around
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 import time
 import traceback
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Final
 
-from ..core.errors import INTERNAL_ERROR, MCPError
+from ..core.errors import INTERNAL_ERROR, MCPError, Unavailable
 from ..core.lifecycle import as_json
 from ..core.tasks import may_move
-from .taskstore import InMemoryTaskStore, SharedTaskStore, TaskRecord, TaskStore
+from .taskstore import Delivered, InMemoryTaskStore, SharedTaskStore, TaskRecord, TaskStore
+
+logger = logging.getLogger(__name__)
+
+SAVE_RETRY_S: Final = 0.5
+"""Seconds before saving again a task's outcome the store could not take (a Redis away)."""
+MAX_SAVE_RETRY_S: Final = 5.0
+"""The bound on that wait as it doubles."""
 
 Announce = Callable[[TaskRecord], Awaitable[None]]
 """Tells the requestor about a task's new state (a notification), after it is saved."""
@@ -49,13 +57,20 @@ class TaskWork:
         store = self.store
         return store.clock() if isinstance(store, InMemoryTaskStore) else time.time()
 
-    def track(self, record: TaskRecord, runner: asyncio.Task[Any]) -> None:
+    def track(
+        self, record: TaskRecord, runner: asyncio.Task[Any], delivered: Delivered | None = None
+    ) -> None:
         """Remember the asyncio task running ``record``'s handler until it ends; with a store
         shared by several workers, cancel it when another worker ends the task (a
-        ``tasks/cancel`` answered there), as a local ``cancel`` does."""
+        ``tasks/cancel`` answered there), as a local ``cancel`` does, and hand ``delivered``
+        the input other workers took for it (a ``tasks/update`` answered there)."""
         self.running[record.task_id] = (record, runner)
         store = self.store
-        unwatch = store.watch(record, runner.cancel) if isinstance(store, SharedTaskStore) else None
+        unwatch = (
+            store.watch(record, runner.cancel, delivered)
+            if isinstance(store, SharedTaskStore)
+            else None
+        )
 
         def ended(_: asyncio.Task[Any]) -> None:
             self.running.pop(record.task_id, None)
@@ -71,12 +86,7 @@ class TaskWork:
         record.status = status
         record.status_message = message
         record.updated = max(self.clock(), record.created)
-        await self.store.save(record)
-        if self.announce is not None:
-            try:
-                await self.announce(record)
-            except Exception:  # the peer went away: the task's state is kept all the same
-                traceback.print_exc(file=sys.stderr)
+        await self.save(record)
 
     async def finish(
         self,
@@ -94,7 +104,35 @@ class TaskWork:
         await self.move(record, status, message)
 
     async def settle(self, record: TaskRecord, call: Awaitable[Any]) -> None:
-        """Await the handler's ``call`` and record its outcome on the task."""
+        """Await the handler's ``call`` and record its outcome on the task. Nothing escapes
+        (it runs in the background): a store away is tried again until the outcome is stored
+        or the task expired (``store_outcome``); any other failure is logged."""
+        try:
+            await self._settle(record, call)
+        except Unavailable as exc:
+            await self.store_outcome(record, exc)
+        except Exception:
+            logger.exception("the outcome of task %s was not recorded", record.task_id)
+
+    async def store_outcome(self, record: TaskRecord, failure: Unavailable) -> None:
+        """Save the outcome ``record`` holds once the store is back (every ``SAVE_RETRY_S``
+        seconds, doubling up to ``MAX_SAVE_RETRY_S``), logging why it waits; given up when
+        the task expired. A terminal status stored meanwhile (a cancel) stays."""
+        delay = SAVE_RETRY_S
+        while not record.expired(self.clock()):
+            logger.warning(
+                "task %s: its status %s is not stored (%s): trying again in %.1f s",
+                *(record.task_id, record.status, failure, delay),
+            )
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, MAX_SAVE_RETRY_S)
+            try:
+                await self.save(record)
+                return
+            except Unavailable as exc:
+                failure = exc
+
+    async def _settle(self, record: TaskRecord, call: Awaitable[Any]) -> None:
         try:
             result = await call
         except asyncio.CancelledError:
@@ -130,3 +168,12 @@ class TaskWork:
                 record.status_message = message
                 record.updated = max(self.clock(), record.created)
                 await self.store.save(record)
+
+    async def save(self, record: TaskRecord) -> None:
+        """Save and announce a change that is not a status move (the input it waits for)."""
+        await self.store.save(record)
+        if self.announce is not None:
+            try:
+                await self.announce(record)
+            except Exception:  # the peer went away: the task's state is kept all the same
+                traceback.print_exc(file=sys.stderr)

@@ -65,14 +65,13 @@ async def _pump(stream: Stream, receive: Receive, send: Send, sent: set[str]) ->
                         asyncio.create_task(_wait_disconnect(receive)),
                         asyncio.create_task(preempted.wait()),
                     ]
-                getter = asyncio.ensure_future(stream.get())
-                await asyncio.wait({getter, *watchers}, return_when=asyncio.FIRST_COMPLETED)
-                if not getter.done() or preempted.is_set():
-                    getter.cancel()  # an event taken now is in the store: a resumption has it
+                waiter = asyncio.ensure_future(stream.ready())
+                await asyncio.wait({waiter, *watchers}, return_when=asyncio.FIRST_COMPLETED)
+                if not waiter.done() or preempted.is_set():
+                    waiter.cancel()  # replaced: what waits is the new reader's to take
                     break
-                item = getter.result()
-            else:
-                item = stream.get_nowait()
+                continue  # taken below, by plain calls: no replacement can come between
+            item = stream.get_nowait()
             if item is None:
                 break
             if isinstance(item, HangUp):  # the stream goes on; this connection ends

@@ -9,6 +9,7 @@ revision instead (``IDLE_POST_CONNECTIONS`` per revision).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 from ...backends.base import BackendUnavailable
@@ -110,6 +111,15 @@ class SessionTable:
         self.sessions.pop(session.id, None)
         await self.ender.end(session)
 
+    async def delete(self, session: HttpSession) -> None:
+        """End a session the client deleted. It leaves the session directory first: with the
+        backend away that raises ``BackendUnavailable`` (503, ``Retry-After``) and the
+        session lives on, so a DELETE is never answered 200 for a session other workers
+        still route to; the client deletes it again later."""
+        if session.resumable:
+            await self.options.backend.directory.release(session.id)
+        await self.end(session)
+
     async def end_all(self) -> None:
         """End every session of this worker (shutting down, or its lease lapsed): each one,
         even when the backend cannot forget some of them now (``SessionEnder``)."""
@@ -169,7 +179,8 @@ class SessionTable:
             self.register(session)
             await self.options.backend.directory.claim(session.id)
             if session.ended:  # meanwhile: this worker's lease lapsed, or the app stops
-                await self.options.backend.directory.release(session.id)
+                with contextlib.suppress(BackendUnavailable):  # else it expires
+                    await self.options.backend.directory.release(session.id)
                 message = "Service Unavailable: the new session ended before it began"
                 raise Reject(503, message, [(b"retry-after", b"1")])
             return session

@@ -122,6 +122,12 @@ class Stream:
 
     async def get(self) -> Item:
         """Take the next item to send (None: the stream ended)."""
+        await self.ready()
+        return self._taken(self._items.popleft())
+
+    async def ready(self) -> None:
+        """Return once an item waits, taking none: a reader that may be replaced meanwhile
+        checks that it was not before it takes the item (``get_nowait``)."""
         while not self._items:
             reader = asyncio.get_running_loop().create_future()
             self._readers.append(reader)
@@ -129,7 +135,6 @@ class Stream:
                 await reader
             finally:
                 self._readers.remove(reader)
-        return self._taken(self._items.popleft())
 
     def _push(self, item: Item) -> None:
         """Queue one item and wake the readers waiting for one."""

@@ -12,7 +12,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from generated._runtime.backends.base import BackendUnavailable, Handler, LeaseLost, MemoryBackend
-from generated._runtime.backends.redis import RedisDirectory
+from generated._runtime.backends.redis import RedisBackend, RedisDirectory
 from generated._runtime.backends.redis_events import RedisEventStore
 from generated._runtime.transports.http.server import HttpOptions
 from generated.v2025_11_25 import Server
@@ -114,3 +114,27 @@ async def test_renewing_sessions_with_redis_frozen_is_backend_unavailable(redis:
     finally:
         redis.signal(signal.SIGCONT)
         await client.aclose()
+
+
+async def test_a_delete_with_redis_away_is_503_and_the_session_lives_on(redis: Proc) -> None:
+    """DELETE of a session while Redis does not answer: 503 with ``Retry-After`` (the session
+    could not leave the directory the other workers route by), never a 200; the session still
+    serves, and a DELETE once Redis answers again ends it (200, then 404)."""
+    url = f"redis://127.0.0.1:{redis.port}/0"
+    backend = RedisBackend(url, lease=30.0, socket_timeout=0.3)
+    async with serve(Server(), HttpOptions(backend=backend)) as (_, base), raw_client(base) as c:
+        raw = Raw(c)
+        await raw.start(V1125)
+        redis.signal(signal.SIGSTOP)
+        try:
+            gone = await c.delete("/mcp", headers=raw.headers(mcp_protocol_version=V1125))
+        finally:
+            redis.signal(signal.SIGCONT)
+        assert gone.status_code == 503, gone.text
+        assert gone.headers["retry-after"] == "1"
+        ping = await raw.post(request(1, "ping"), mcp_protocol_version=V1125)
+        assert ping.status_code == 200, ping.text
+        gone = await c.delete("/mcp", headers=raw.headers(mcp_protocol_version=V1125))
+        assert gone.status_code == 200, gone.text
+        ping = await raw.post(request(2, "ping"), mcp_protocol_version=V1125)
+        assert ping.status_code == 404, ping.text

@@ -1,7 +1,8 @@
 """Tasks of several workers on one Redis, through the 2026-07-28 tasks extension's messages:
-a ``tasks/cancel`` answered by one worker stops the handler running on another; a task whose
-worker is gone (its lease lapsed) becomes ``failed`` for every other worker; the store bounds
-the tasks of a requestor; a Redis away is ``BackendUnavailable`` (503), not a crash."""
+a ``tasks/cancel`` answered by one worker stops the handler running on another, and a
+``tasks/update`` answered there reaches it (its ``inputRequests`` shown by every worker); a
+task whose worker is gone (its lease lapsed) becomes ``failed`` for every other worker; the
+store bounds the tasks of a requestor; a Redis away is ``BackendUnavailable`` (503), not a crash."""
 
 from __future__ import annotations
 
@@ -15,12 +16,13 @@ from generated._runtime.backends.base import BackendUnavailable
 from generated._runtime.backends.redis import RedisBackend
 from generated._runtime.backends.redis_tasks import RedisTaskStore
 from generated._runtime.core.errors import INTERNAL_ERROR, MCPError
+from generated._runtime.roles.mrtr import ask
 from generated._runtime.roles.stateless import StatelessServer
 from generated._runtime.roles.tasks import TaskSupport
 from generated._runtime.roles.taskstore import TaskRecord
 from generated.v2026_07_28 import Server, ServerContext
 from generated.v2026_07_28 import types as t
-from tests.roles.test_stateless_tasks import frame, post_http, send
+from tests.roles.test_stateless_tasks import form, frame, post_http, send
 from tests.support.http_support import bounded
 from tests.support.topology_support import free_port, redis_server
 
@@ -44,11 +46,16 @@ class HeldServer(Server):
         self.release = asyncio.Event()
         self.started = asyncio.Event()
         self.cancelled = asyncio.Event()
-        self.task_support = TaskSupport(store=store, tools={"hold": "required"})
+        self.task_support = TaskSupport(store=store, tools={"hold": "required", "ask": "required"})
 
     async def call_tool(
         self, params: t.CallToolRequestParams, ctx: ServerContext
     ) -> t.CallToolResult:
+        if params.name == "ask":  # asks the client for a name, twice, through its task
+            first = await ask(ctx, "elicitation/create", form("first?"), key="first")
+            second = await ask(ctx, "elicitation/create", form("second?"), key="second")
+            names = [(answer.content or {}).get("name") for answer in (first, second)]
+            return t.CallToolResult(content=[t.TextContent(text=f"{names[0]}+{names[1]}")])
         self.started.set()
         try:
             await self.release.wait()
@@ -304,3 +311,71 @@ async def finish(store: RedisTaskStore, record: TaskRecord) -> None:
     """End ``record`` as its handler does."""
     record.status, record.result = "completed", {"content": []}
     await store.save(record)
+
+
+async def waiting_for(worker: Worker, task_id: str, key: str) -> dict[str, Any]:
+    """``tasks/get`` on ``worker`` until the task waits for input under ``key``."""
+    state: dict[str, Any] = {}
+    for _ in range(int(STEP_S / 0.02)):
+        state = await send(worker.engine, "tasks/get", {"taskId": task_id})
+        if state["status"] == "input_required" and key in state.get("inputRequests", {}):
+            return state
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"the task never asked for {key!r} as seen by {worker.lease}: {state}")
+
+
+async def ended(worker: Worker, task_id: str) -> dict[str, Any]:
+    """``tasks/get`` on ``worker`` until the task is terminal."""
+    state: dict[str, Any] = {}
+    for _ in range(int(STEP_S / 0.02)):
+        state = await send(worker.engine, "tasks/get", {"taskId": task_id})
+        if state["status"] in ("completed", "failed", "cancelled"):
+            return state
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"the task never ended: {state}")
+
+
+def update(task_id: str, key: str, name: str) -> dict[str, Any]:
+    """``tasks/update`` params accepting ``key``'s form with ``name``."""
+    answer = {"action": "accept", "content": {"name": name}}
+    return {"taskId": task_id, "inputResponses": {key: answer}}
+
+
+@bounded
+async def test_an_update_answered_by_another_worker_reaches_the_running_handler(
+    workers: tuple[Worker, Worker],
+) -> None:
+    """The task runs on A; B shows its ``inputRequests`` and takes the first answer, A the
+    second: the handler gets both and the task completes with them, as seen from B."""
+    a, b = workers
+    created = await send(a.engine, "tools/call", {"name": "ask", "arguments": {}})
+    task_id = created["taskId"]
+    state = await waiting_for(b, task_id, "first")
+    assert state["inputRequests"]["first"]["method"] == "elicitation/create"
+    assert await send(b.engine, "tasks/update", update(task_id, "first", "ann")) == {
+        "resultType": "complete",
+        "_meta": {"io.modelcontextprotocol/serverInfo": b.engine.server.server_info()},
+    }
+    await waiting_for(b, task_id, "second")
+    await send(a.engine, "tasks/update", update(task_id, "second", "bo"))
+    done = await ended(b, task_id)
+    assert done["status"] == "completed", done
+    assert done["result"]["content"][0]["text"] == "ann+bo"
+
+
+@bounded
+async def test_an_invalid_answer_is_refused_by_the_worker_that_takes_it(
+    workers: tuple[Worker, Worker],
+) -> None:
+    """B checks the answer against the request A stored (-32602 for one that is not a valid
+    result), as A does for its own; the task still waits for a valid one."""
+    a, b = workers
+    task_id = (await send(a.engine, "tools/call", {"name": "ask", "arguments": {}}))["taskId"]
+    await waiting_for(b, task_id, "first")
+    bad = {"taskId": task_id, "inputResponses": {"first": {"action": "maybe"}}}
+    assert (await send(b.engine, "tasks/update", bad))["code"] == -32602
+    await send(b.engine, "tasks/update", update(task_id, "first", "cy"))
+    await waiting_for(a, task_id, "second")
+    await send(b.engine, "tasks/update", update(task_id, "second", "di"))
+    done = await ended(a, task_id)
+    assert done["result"]["content"][0]["text"] == "cy+di"

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
+from redis.asyncio.connection import Connection
 
 from generated._runtime.backends.redis_tasks import RedisTaskStore
+from generated._runtime.roles.taskstore import TaskRecord
 from tests.support.topology_support import redis_server, start_redis, tools
 
 STEP_S = 10.0
@@ -68,6 +71,64 @@ async def test_a_task_cancelled_on_one_worker_stays_cancelled_when_its_handler_e
         assert stored is not None and stored.status == "cancelled" and stored.result is None
     assert running.status == "cancelled" and running.result is None and running.terminal
     assert (await asyncio.wait_for(here.wait(running), STEP_S)).status == "cancelled"
+
+
+async def test_two_saves_of_one_task_in_flight_store_the_later_state(
+    stores: tuple[RedisTaskStore, RedisTaskStore],
+) -> None:
+    """A status move saved while the previous save of the same task is still on its way
+    (the handler asks for input right after its last answer moved it back to ``working``):
+    the later state is the one stored, even when Redis gets the earlier write last."""
+    here, _ = stores
+    record = await here.create("erin", "tools/call", 60_000)
+    original = here.client.eval
+    calls = [0]
+
+    async def first_one_late(*args: Any) -> Any:
+        calls[0] += 1
+        if calls[0] == 1:
+            await asyncio.sleep(0.1)  # this write reaches Redis after the next one
+        return await original(*args)
+
+    here.client.eval = first_one_late
+    record.status = "input_required"
+    earlier = asyncio.create_task(here.save(record))
+    await asyncio.sleep(0)  # the earlier save has begun
+    record.status = "working"
+    await asyncio.gather(earlier, here.save(record))
+    stored = await there_get(here, "erin", record.task_id)
+    assert stored.status == "working"
+
+
+async def there_get(store: RedisTaskStore, owner: str, task_id: str) -> TaskRecord:
+    """The stored task, which must exist."""
+    found = await store.get(owner, task_id)
+    assert found is not None
+    return found
+
+
+async def test_creating_a_task_is_one_round_trip(
+    stores: tuple[RedisTaskStore, RedisTaskStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counting, admitting under the bounds, indexing and writing a new task are one script:
+    one request to Redis (a pipeline or a command is one send), and the task is there."""
+    here, there = stores
+    await here.client.ping()  # connected before counting
+    sends = [0]
+    original = Connection.send_packed_command
+
+    async def counted(self: Connection, *args: Any, **kwargs: Any) -> None:
+        sends[0] += 1
+        await original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Connection, "send_packed_command", counted)
+    record = await here.create("fay", "tools/call", 60_000)
+    assert sends[0] == 1
+    monkeypatch.undo()
+    seen = await there.get("fay", record.task_id)
+    assert seen is not None and seen.status == "working" and seen.seq == record.seq > 0
+    listed = [r.task_id for r in (await there.page("fay", None))[0]]
+    assert listed == [record.task_id]
 
 
 async def test_tasks_are_listed_in_creation_order_across_workers(

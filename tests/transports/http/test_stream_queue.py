@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
+from generated._runtime.transports.http.listen import stream_sse
 from generated._runtime.transports.http.session import HangUp, Stream
 
 
@@ -59,3 +61,36 @@ async def test_a_cut_stream_drops_what_it_queued_and_ends() -> None:
     stream.close("too slow")
     assert stream.cut_reason == "too slow" and stream.queued_bytes == 0
     assert await stream.get() is None
+
+
+async def test_an_event_put_after_a_takeover_reaches_the_new_reader_not_the_old() -> None:
+    """A resumption claims the stream from the reader relaying it, then reads the store and
+    starts its own reader; an event put meanwhile (after that store read) is not taken by the
+    old reader, which was waiting for one when it was replaced: the new reader sends it."""
+    stream = Stream("post-1", attached=True)
+    old_sent: list[bytes] = []
+    new_sent: list[bytes] = []
+
+    async def never_gone() -> dict[str, str]:
+        await asyncio.Event().wait()
+        return {"type": "http.disconnect"}
+
+    def sender(into: list[bytes]) -> Any:
+        async def send(message: dict[str, Any]) -> None:
+            into.append(message.get("body", b""))
+
+        return send
+
+    old = asyncio.create_task(stream_sse(stream, never_gone, sender(old_sent), []))
+    for _ in range(5):  # the old reader waits for the next event
+        await asyncio.sleep(0)
+    stream.claim()  # the resumption takes over, then reads the store (without event 8)
+    await stream.put("8", b'{"n":8}')
+    new = asyncio.create_task(stream_sse(stream, never_gone, sender(new_sent), []))
+    await asyncio.wait_for(old, 5)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    stream.close()
+    await asyncio.wait_for(new, 5)
+    assert b'{"n":8}' not in b"".join(old_sent)
+    assert b'data: {"n":8}' in b"".join(new_sent)

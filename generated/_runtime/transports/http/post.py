@@ -23,7 +23,13 @@ from .listen import sse_event, stream_sse
 from .options import HttpOptions
 from .session import HttpSession
 from .session_table import SessionTable
-from .stateless import ToolHeaders, serve_stateless_post, wants_stateless
+from .stateless import (
+    ToolHeaders,
+    retry_after,
+    serve_stateless_post,
+    unavailable,
+    wants_stateless,
+)
 from .stream import Stream
 
 _BOTH: Final = "application/json and text/event-stream"
@@ -112,7 +118,10 @@ class PostPath:
             if json_body:
                 frames = await _collect(stream)
                 payload = frames[0] if len(frames) == 1 else b"[" + b",".join(frames) + b"]"
-                await respond(send, 200, payload, extra)
+                if len(frames) == 1 and unavailable(payload):  # as without a session: 503
+                    await respond(send, 503, payload, extra + retry_after())
+                else:
+                    await respond(send, 200, payload, extra)
             else:
                 await stream_sse(stream, receive, send, extra, first=prime)
         finally:

@@ -150,7 +150,8 @@ class McpHttpApp:
         local = {**scope, "path": local_path(scope, self.options)}
         if await backend.router.forward(owner, local, body, receive, send):
             return True
-        await backend.directory.release(session_id)
+        with contextlib.suppress(BackendUnavailable):  # else it expires: its owner is gone
+            await backend.directory.release(session_id)
         raise Reject(404, "Session not found (its worker is gone)")
 
     def _check_host(self, headers: dict[str, str]) -> None:
@@ -226,7 +227,7 @@ class McpHttpApp:
         if self.options.stateless:
             raise Reject(405, "Stateless server: there is no session to delete")
         session = self.table.session(headers)
-        await self.table.end(session)
+        await self.table.delete(session)
         await respond(send, 200, b"", content_type=None)
 
     async def _http_sse_stream(self, root: str, receive: Receive, send: Send) -> None:

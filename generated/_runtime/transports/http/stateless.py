@@ -259,12 +259,33 @@ def status_of(reply: Reply) -> int:
         return 200
     if error.code == METHOD_NOT_FOUND:
         return 404
-    retry = as_object(error.data)
-    if error.code == INTERNAL_ERROR and retry is not None and "retryAfter" in retry:
+    if _retry_later(error):
         return 503  # a shared service was away (``core.errors.Unavailable``)
     if error.code in STATELESS_ERRORS or reply.refused:
         return 400
     return 200
+
+
+def _retry_later(error: _Error) -> bool:
+    """Whether an error is -32603 with ``data.retryAfter`` (``core.errors.Unavailable``)."""
+    retry = as_object(error.data)
+    return error.code == INTERNAL_ERROR and retry is not None and "retryAfter" in retry
+
+
+def unavailable(frame: bytes) -> bool:
+    """Whether a response frame is the error of a shared service away (answered 503)."""
+    if b'"retryAfter"' not in frame:
+        return False
+    try:
+        error = _ERROR.decode(frame).error
+    except msgspec.ValidationError:
+        return False
+    return error is not None and _retry_later(error)
+
+
+def retry_after() -> list[tuple[bytes, bytes]]:
+    """The ``Retry-After`` header of a 503 answer."""
+    return [(b"retry-after", b"%d" % RETRY_AFTER_S)]
 
 
 _SSE: Final = [
@@ -284,7 +305,7 @@ async def _raw(send: Send, status: int, response: Outbound | None) -> None:
     if response is not None:
         headers.append((b"content-type", b"application/json"))
     if status == 503:
-        headers.append((b"retry-after", b"%d" % RETRY_AFTER_S))
+        headers += retry_after()
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
