@@ -198,8 +198,9 @@ _STRUCT_META: Final = type(msgspec.Struct)
 
 
 def decoded_problem(message: Message, frame: bytes, max_depth: int) -> bool:
-    """Whether ``message``, which msgspec decoded from ``frame`` skipping nothing, fails the
-    guard: too deep, or broken UTF-8 in a part kept raw. True sends the frame to
+    """Whether ``message``, which msgspec decoded from ``frame`` skipping nothing but the
+    unknown members of a decoded ``error``, fails the guard: too deep, or broken UTF-8 in a
+    part kept raw (or anywhere in a frame with a decoded error). True sends the frame to
     ``frame_problem`` for its exact error.
     """
     if len(frame) > 2 * max_depth + 1 and decoded_too_deep(message, frame, max_depth):
@@ -214,7 +215,13 @@ def decoded_problem(message: Message, frame: bytes, max_depth: int) -> bool:
     if type(part) is raw and not is_utf8(bytes(part)):
         return True
     part = message.error
-    return type(part) is raw and not is_utf8(bytes(part))
+    if part is UNSET:
+        return False
+    if type(part) is raw:
+        return not is_utf8(bytes(part))
+    # An error decoded in the one pass: msgspec skipped its unknown members unchecked (UTF-8,
+    # and depth, which a walk of the decoded value would not see), so the bytes are checked.
+    return frame_problem(frame, max_depth) is not None
 
 
 def decoded_too_deep(value: Any, frame: bytes, max_depth: int) -> bool:

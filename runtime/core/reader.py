@@ -3,7 +3,8 @@
 ``Reader.one`` decodes one frame in ONE pass when the types are known up front (``Reader.parse``
 wraps it in an ``Inbound``; ``Session.receive`` of bytes does not): a request or notification
 the peer may send decodes straight into a Struct tagged by its ``method``, params typed; a
-response decodes with the result type of the requests awaiting one, when they all share it.
+response decodes with the result type of the requests awaiting one, when they all share it
+(an error response: its ``error`` into an ``ErrorObject``, not kept raw to be decoded again).
 Anything else, and anything that fails there, takes the general path (``wire.parse``):
 envelopes with params and result left raw, decoded afterwards here by ``read_params`` /
 ``request_params`` / ``decode_result``, so errors name what is wrong exactly as before.
@@ -175,7 +176,7 @@ def _response_decoder(result_type: Any) -> msgspec.json.Decoder[Any]:
             ("method", Union[str, UnsetType], UNSET),  # noqa: UP007
             ("params", Union[Raw, UnsetType], UNSET),  # noqa: UP007
             ("result", Union[result_type, UnsetType], UNSET),  # noqa: UP007
-            ("error", Union[Raw, UnsetType], UNSET),  # noqa: UP007
+            ("error", Union[ErrorObject, UnsetType], UNSET),  # noqa: UP007
         ],
         namespace={"shaped": False},
         forbid_unknown_fields=True,  # nothing skipped: msgspec checks the UTF-8 of what it reads
@@ -273,9 +274,10 @@ def decode_result(spec: AnySpec, result: Any, tolerant: bool = True) -> Any:
     return result
 
 
-def decode_error(error: Raw) -> ErrorObject:
-    """The ``error`` member of an error response (raises ``msgspec.ValidationError``)."""
-    return ERROR_DECODER.decode(error)
+def decode_error(error: Raw | ErrorObject) -> ErrorObject:
+    """The ``error`` member of an error response: decoded in the one pass, else now (raises
+    ``msgspec.ValidationError``)."""
+    return ERROR_DECODER.decode(error) if isinstance(error, Raw) else error
 
 
 def decode_params(spec: AnySpec, raw: Raw | UnsetType) -> Any:

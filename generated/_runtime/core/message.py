@@ -4,9 +4,12 @@ of the wire or the guard, so both can name it)."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from msgspec import Raw, UnsetType
+
+if TYPE_CHECKING:
+    from .errors import ErrorObject
 
 WireId: TypeAlias = "str | int | UnsetType | None"
 """An ``id`` as received: checked by the session (MCP forbids null and non-integers)."""
@@ -45,8 +48,9 @@ class Message(Protocol):
         ...
 
     @property
-    def error(self) -> Raw | UnsetType:
-        """The raw ``error`` member of an error response."""
+    def error(self) -> Raw | ErrorObject | UnsetType:
+        """The ``error`` member of an error response: raw (the general path) or decoded in
+        the one pass (read either with ``decode_error``)."""
         ...
 
     @property

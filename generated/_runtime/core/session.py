@@ -19,6 +19,7 @@ from msgspec import UNSET, Raw, UnsetType
 from .errors import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
+    ErrorObject,
     LocalProtocolError,
     RemoteProtocolError,
 )
@@ -381,7 +382,11 @@ class Session(Sending):
         events.append(Cancelled(request_id, reason if isinstance(reason, str) else None))
 
     def _on_response(
-        self, id_: RequestId | None, result: Any, raw_error: Raw | None, events: list[Event]
+        self,
+        id_: RequestId | None,
+        result: Any,
+        raw_error: Raw | ErrorObject | None,
+        events: list[Event],
     ) -> None:
         """Correlate a response with our request and decode it."""
         pending = self._outgoing.pop(id_, None) if isinstance(id_, int) else None

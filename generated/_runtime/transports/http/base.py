@@ -23,8 +23,9 @@ import msgspec
 
 from ...core.errors import INTERNAL_ERROR, ErrorObject, MissingDependency
 from ...core.events import RequestId
+from ...core.reader import decode_error
 from ...core.transport import ConnectionClosed
-from ...core.wire import ENCODER, ERROR_DECODER, Inbound, Malformed, parse
+from ...core.wire import ENCODER, Inbound, Malformed, parse
 from ...roles.running import start_eagerly
 from .sse import EventTooLarge, SSEParser
 
@@ -463,7 +464,7 @@ def json_rpc_error(body: bytes) -> ErrorObject | None:
     if isinstance(message.method, str) or isinstance(message.error, msgspec.UnsetType):
         return None
     try:
-        return ERROR_DECODER.decode(message.error)
+        return decode_error(message.error)
     except msgspec.DecodeError:
         return None
 
