@@ -265,6 +265,18 @@ async def flood_a_slow_reader() -> None:
     assert QUEUED_FRAMES <= most <= QUEUED_FRAMES + per_read
 
 
+def reading_into(got: bytearray, fd: int) -> threading.Thread:
+    """A started thread that reads ``fd`` into ``got`` until its end."""
+
+    def drain() -> None:
+        while chunk := os.read(fd, 1 << 16):
+            got.extend(chunk)
+
+    reading = threading.Thread(target=drain)
+    reading.start()
+    return reading
+
+
 async def test_a_write_waits_while_the_pipe_is_full_and_goes_on_once_read() -> None:
     """Writes to a pipe nobody reads stop at its high-water mark; reading lets them finish."""
     loop = asyncio.get_running_loop()
@@ -283,13 +295,7 @@ async def test_a_write_waits_while_the_pipe_is_full_and_goes_on_once_read() -> N
     assert not writing.done()
     assert pipe.get_write_buffer_size() <= pipe.get_write_buffer_limits()[1] + len(frame) + 1
     got = bytearray()
-
-    def drain() -> None:
-        while chunk := os.read(theirs, 1 << 16):
-            got.extend(chunk)
-
-    reading = threading.Thread(target=drain)
-    reading.start()
+    reading = reading_into(got, theirs)
     await asyncio.wait_for(writing, STEP_S * 4)
     await asyncio.wait_for(transport.close(), STEP_S)
     reading.join(STEP_S)
@@ -315,13 +321,7 @@ async def test_the_pipe_end_stops_at_the_full_pipe_and_its_writes_arrive_in_orde
     await asyncio.sleep(0.1)
     assert not waiting.done()
     got = bytearray()
-
-    def drain() -> None:
-        while chunk := os.read(theirs, 1 << 16):
-            got.extend(chunk)
-
-    reading = threading.Thread(target=drain)
-    reading.start()
+    reading = reading_into(got, theirs)
     await asyncio.wait_for(waiting, STEP_S)
     for frame in frames[sent:]:
         write(frame)
