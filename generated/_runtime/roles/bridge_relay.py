@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Final, Literal, cast
 
 import msgspec
@@ -34,8 +34,8 @@ from ..core.frame_guard import DEFAULT_MAX_DEPTH, decoded_problem, shape_problem
 from ..core.lifecycle import gate
 from ..core.message import WireId
 from ..core.transport import PushesFrames, Transport
-from ..core.wire import ENCODER, Envelope, Inbound, OutError, as_id, outbound, parse
-from ..transports.lines import WritesNow
+from ..core.wire import ENCODER, Envelope, Inbound, OutError, as_id, parse
+from ..transports.lines import WRITE_GONE, HasPipeEnd, PipeEnd
 from .bridge_tap import DECODE_ERRORS, UpstreamTap
 from .connection import LOG_LEVELS, reaches
 from .handshake import DEFAULT_LOG_LEVEL
@@ -67,8 +67,17 @@ class _Sent(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     method: str
     id: int | str | UnsetType = UNSET
     params: Raw | UnsetType = UNSET
-    result: UnsetType = UNSET
-    error: UnsetType = UNSET
+
+    @property
+    def result(self) -> UnsetType:
+        """Never there: a ``result`` member is unknown, so it fails the decode (no default
+        to fill per frame)."""
+        return UNSET
+
+    @property
+    def error(self) -> UnsetType:
+        """Never there: an ``error`` member is unknown, so it fails the decode."""
+        return UNSET
 
     @property
     def shaped(self) -> bool:
@@ -81,6 +90,11 @@ class _Head(msgspec.Struct, gc=False):
 
     id: str | int | UnsetType | None = UNSET
     method: str | UnsetType = UNSET
+
+
+class _Message(msgspec.Struct):
+    """The params of an upstream ``notifications/message`` (read for its level alone)."""
+
     params: Raw | UnsetType = UNSET
 
 
@@ -99,14 +113,16 @@ class _Cancel(msgspec.Struct):
 _SENT: Final = msgspec.json.Decoder(_Sent)
 _STRICT: Final = msgspec.json.Decoder(_Strict)
 _HEAD: Final = msgspec.json.Decoder(_Head)
+_MESSAGE: Final = msgspec.json.Decoder(_Message)
 _LEVEL: Final = msgspec.json.Decoder(_Level)
 _CANCEL: Final = msgspec.json.Decoder(_Cancel)
 _MEMBERS: Final = msgspec.json.Decoder(dict[str, Raw])
 
 Pending = asyncio.Task[None] | None
 """What relaying a frame still waits for: a write to a full pipe (None: nothing)."""
-Writer = Callable[[bytes], Awaitable[None] | None]
-"""Writes one frame: None, or (the pipe full) what to wait for before the next write."""
+NOT_SENT: Final = (*DECODE_ERRORS, TypeError)
+"""What the one-pass decode of a frame raises when it is not one to relay at once (a
+``TypeError``: an ``Inbound``, a frame the transport refused)."""
 
 
 def guarded(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Envelope | Inbound:
@@ -144,13 +160,12 @@ def _error(id_: RequestId | None, code: int, message: str, data: Any = UNSET) ->
     return ENCODER.encode(OutError("2.0", id_, ErrorObject(code, message, data)))
 
 
-def _writer(transport: Transport) -> Writer:
-    """How to write a frame to ``transport``: as bytes at once where it can (``WritesNow``:
-    no ``Outbound`` made per frame), else by its ``write`` (the frame described by parsing it,
-    and every frame waiting on its coroutine)."""
-    if isinstance(transport, WritesNow):
-        return transport.write_now
-    return lambda frame: transport.write(outbound(frame))
+def _pipe_end(transport: Transport) -> PipeEnd:
+    """How the relay writes a frame to ``transport``: the pipe's own write (``HasPipeEnd``:
+    no call between; ``serve_stdio`` relays only between two such transports)."""
+    if not isinstance(transport, HasPipeEnd):
+        raise TypeError(f"the relay writes to pipes only, not {type(transport).__name__}")
+    return transport.pipe_end()
 
 
 async def _finish(pending: Awaitable[None]) -> None:
@@ -184,8 +199,8 @@ class Relay:
     ) -> None:
         self.down = down
         self.up = tap.inner
-        self._down_now = _writer(down)
-        self._up_now = _writer(tap.inner)
+        self._down_write, self._down_flow, self._down_full = _pipe_end(down)
+        self._up_write, self._up_flow, self._up_full = _pipe_end(tap.inner)
         self.methods = upstream.METHODS
         self.server_capabilities = upstream.their_capabilities
         self.client_capabilities = client_capabilities
@@ -196,8 +211,9 @@ class Relay:
         """Ids the bridge used upstream: a client request with one goes under another."""
         self.level = DEFAULT_LOG_LEVEL
         """The client's log level (the upstream was asked for every message)."""
-        self._flight: dict[RequestId, RequestId] = {}
-        """The client's requests in flight: upstream id -> the client's id."""
+        self._flight: dict[RequestId | UnsetType | None, RequestId] = {}
+        """The client's requests in flight: upstream id -> the client's id (looked up with
+        any upstream frame's id)."""
         self._drained: asyncio.Future[None] | None = None
 
     # -- from the client ------------------------------------------------------------------------
@@ -219,30 +235,34 @@ class Relay:
     def pushed_from_client(self, frame: bytes | Inbound) -> Pending:
         """Pass one client frame upstream at once, or answer it when it fails the guard (a
         task only if a write waits)."""
+        try:
+            sent = _SENT.decode(frame)  # type: ignore[arg-type] # pyright: ignore[reportArgumentType]
+        except NOT_SENT:  # not a request or notification as the guard wants it: checked in full
+            return self._from_client(frame)
+        line: bytes = frame  # type: ignore[assignment] # pyright: ignore[reportAssignmentType]
+        if (len(line) <= self._short and line.isascii()) or not decoded_problem(
+            sent, line, self.max_depth
+        ):  # only the guard's own checks were left: passed
+            wire_id = sent.id
+            if (
+                type(wire_id) is int
+                and wire_id not in self._flight
+                and wire_id not in self.reserved
+                and sent.method not in _NOTED
+            ):  # most frames: a request upstream as it came (``_client_message`` in short)
+                self._flight[wire_id] = wire_id
+                try:
+                    self._up_write(line + b"\n")
+                except WRITE_GONE:  # the upstream gone: the tap meets the end of its output
+                    return None
+                return _later(self._up_full()) if self._up_flow.paused else None
+            return self._client_message(wire_id, sent.method, sent.params, line)
+        return self._from_client(line)
+
+    def _from_client(self, frame: bytes | Inbound) -> Pending:
+        """A client frame the one-pass decode did not take: the guard in full, then on."""
         if not isinstance(frame, bytes):  # refused by the transport (too large)
             return self._refuse_inbound(frame)
-        try:
-            sent = _SENT.decode(frame)
-        except DECODE_ERRORS:
-            pass
-        else:  # a request or notification: only the guard's own checks are left
-            if (len(frame) <= self._short and frame.isascii()) or not decoded_problem(
-                sent, frame, self.max_depth
-            ):
-                wire_id, flight = sent.id, self._flight
-                if (
-                    type(wire_id) is int
-                    and wire_id not in flight
-                    and wire_id not in self.reserved
-                    and sent.method not in _NOTED
-                ):  # most frames: a request upstream as it came (``_client_message`` in short)
-                    flight[wire_id] = wire_id
-                    try:
-                        full = self._up_now(frame)
-                    except ConnectionClosed:
-                        return None
-                    return None if full is None else _later(full)
-                return self._client_message(wire_id, sent.method, sent.params, frame)
         env = guarded(frame, self.max_depth)
         if isinstance(env, Inbound):
             return self._refuse_inbound(env)
@@ -335,39 +355,44 @@ class Relay:
     def pushed_from_upstream(self, frame: bytes | Inbound) -> Pending:
         """Pass one upstream frame to the client at once, an answer under the client's own id
         (a task only if a write waits)."""
-        if not isinstance(frame, bytes):
-            LOG.info("a frame from the upstream was refused: %s", _why(frame))
-            return None
         try:
-            head = _HEAD.decode(frame)
-        except DECODE_ERRORS as exc:
-            LOG.info("a frame from the upstream is no message, not relayed: %s", exc)
+            head = _HEAD.decode(frame)  # type: ignore[arg-type] # pyright: ignore[reportArgumentType]
+        except NOT_SENT as exc:
+            _unread(frame, exc)
             return None
+        line: bytes = frame  # type: ignore[assignment] # pyright: ignore[reportAssignmentType]
         method, sent = head.method, head.id
-        if type(method) is not str:  # an answer: to the client under its id, unless cancelled
-            if sent is None or sent is UNSET:  # an error about no request: the client may read it
-                return self._down(frame)
+        if method is UNSET:  # an answer: to the client under its id, unless cancelled
             client_id = self._flight.pop(sent, _MISSING)
-            if client_id is _MISSING:
-                return None
-            if self._drained is not None:
-                self._check_drained()
-            if client_id != sent:
+            if client_id == sent and self._drained is None:  # most frames: as it came
                 try:
-                    frame = with_member(frame, "id", client_id)
-                except DECODE_ERRORS as exc:
-                    LOG.info("an answer from the upstream could not be read: %s", exc)
+                    self._down_write(line + b"\n")
+                except WRITE_GONE:  # the client gone: its input ends too, which ends the relay
                     return None
-            try:  # (``_down`` in short: most frames)
-                full = self._down_now(frame)
-            except ConnectionClosed:
-                return None
-            return None if full is None else _later(full)
+                return _later(self._down_full()) if self._down_flow.paused else None
+            return self._answer(sent, client_id, line)
         if sent is UNSET:
-            if method != "notifications/message" or self._shown(head.params):
-                return self._down(frame)
+            if method != "notifications/message" or self._shown(line):
+                return self._down(line)
             return None
-        return self._server_request(method, as_id(sent), frame)
+        return self._server_request(method, as_id(sent), line)
+
+    def _answer(self, sent: WireId | None, client_id: object, frame: bytes) -> Pending:
+        """An upstream answer that needs more than passing on: an error about no request (the
+        client may read it), one to a cancelled request (dropped), one under another id."""
+        if sent is None or sent is UNSET:
+            return self._down(frame)
+        if client_id is _MISSING:
+            return None
+        if self._drained is not None:
+            self._check_drained()
+        if client_id != sent:
+            try:
+                frame = with_member(frame, "id", client_id)
+            except DECODE_ERRORS as exc:
+                LOG.info("an answer from the upstream could not be read: %s", exc)
+                return None
+        return self._down(frame)
 
     def _answered(self, sent: RequestId) -> None:
         """A client request is no longer in flight."""
@@ -393,11 +418,12 @@ class Relay:
         LOG.info("not forwarded downstream: %s", why)
         return self._up(_error(id_, INTERNAL_ERROR, why))
 
-    def _shown(self, params: Raw | UnsetType) -> bool:
-        """Whether a log message reaches the client's level."""
+    def _shown(self, frame: bytes) -> bool:
+        """Whether a log message (``frame``, read already) reaches the client's level."""
         if self.level == "debug":
             return True
         try:
+            params = _MESSAGE.decode(frame).params
             level = _LEVEL.decode(params).level if type(params) is Raw else None
         except DECODE_ERRORS:
             return True  # not ours to judge: the client reads it
@@ -420,18 +446,26 @@ class Relay:
     def _down(self, frame: bytes) -> Pending:
         """Write to the client (gone: its input ends too, which ends the relay)."""
         try:
-            full = self._down_now(frame)
-        except ConnectionClosed:
+            self._down_write(frame + b"\n")
+        except WRITE_GONE:
             return None
-        return None if full is None else _later(full)
+        return _later(self._down_full()) if self._down_flow.paused else None
 
     def _up(self, frame: bytes) -> Pending:
         """Write to the upstream (gone: the tap meets the end of its output, and answers)."""
         try:
-            full = self._up_now(frame)
-        except ConnectionClosed:
+            self._up_write(frame + b"\n")
+        except WRITE_GONE:
             return None
-        return None if full is None else _later(full)
+        return _later(self._up_full()) if self._up_flow.paused else None
+
+
+def _unread(frame: bytes | Inbound, exc: Exception) -> None:
+    """An upstream frame refused by the transport, or no message: not relayed (logged)."""
+    if isinstance(frame, bytes):
+        LOG.info("a frame from the upstream is no message, not relayed: %s", exc)
+    else:
+        LOG.info("a frame from the upstream was refused: %s", _why(frame))
 
 
 def _why(inbound: Inbound) -> str:

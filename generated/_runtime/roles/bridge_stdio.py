@@ -6,8 +6,8 @@ stdio) already speaks, nothing needs converting, so ``serve_stdio`` relays bytes
 serving the typed bridge (``bridge_relay.Relay``): the client's ``initialize`` is answered
 with the upstream's own answer to the bridge's (its result as it came, the client's id), and
 from then on every frame goes through the relay. Any other client (another revision, the
-other era, a first frame that is not ``initialize``, a revision with batches) gets the
-converting bridge.
+other era, a first frame that is not ``initialize``, a revision with batches, a transport
+that is no pipe) gets the converting bridge.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from msgspec import Raw
 from ..core.frame_guard import DEFAULT_MAX_DEPTH, shape_problem
 from ..core.transport import Transport
 from ..core.wire import ENCODER, ENVELOPE_DECODER, Envelope, Inbound, Outbound, OutResult, as_id
+from ..transports.lines import HasPipeEnd
 from .bridge_relay import Relay, guarded
 from .bridge_tap import DECODE_ERRORS, Replay, UpstreamTap
 from .era import serve
@@ -76,6 +77,8 @@ async def serve_stdio(
     tap = upstream.peer.transport
     relayable = (
         isinstance(tap, UpstreamTap)
+        and isinstance(tap.inner, HasPipeEnd)  # the relay writes with the pipes' own calls
+        and isinstance(transport, HasPipeEnd)
         and upstream.stateless is None
         and upstream.FACTS.handshake
         and not upstream.FACTS.batch

@@ -16,7 +16,9 @@ the several frames of one read, the transport gathers the answers written and wr
 one when the read is done, or once they reach ``CORKED_BYTES``, or with the next frame that is
 not an answer (a notification, a request: never held back): one write per read, not per answer.
 ``LineTransport`` is the ``Transport`` over the two; its ``write_now`` (``WritesNow``) writes
-without a coroutine and hands back what to wait for only when the pipe is full.
+without a coroutine and hands back what to wait for only when the pipe is full. Its
+``pipe_end`` (``HasPipeEnd``) is the pipe's own write, for a writer of frames as bytes that
+makes no call between itself and the pipe (the bridge's relay).
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-from collections.abc import Coroutine
-from typing import Any, Final, Protocol, cast, runtime_checkable
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Final, NamedTuple, Protocol, cast, runtime_checkable
 
 from ..core.transport import ConnectionClosed, RelatedId, Taker
 from ..core.wire import Inbound, Outbound, too_large
@@ -70,6 +72,8 @@ class LineReader(asyncio.Protocol):
         self._take: Taker | None = None
         self._busy = False
         """Whether a frame's ``take`` is still waiting (the next frames wait for it)."""
+        self._free: Taker | None = None
+        """``take`` while it may take a frame at once (not waiting, nothing queued), else None."""
         self._pumped: asyncio.Future[None] | None = None
         self._pipe: Pausable | None = None
         self._paused = False
@@ -95,13 +99,13 @@ class LineReader(asyncio.Protocol):
         """Split ``data`` into frames; push or queue each complete one."""
         buffer = self._buffer
         if self._skipped is None and not buffer:
-            end = data.find(b"\n")
-            if end == len(data) - 1 and end <= self.max_frame:  # one whole line: most reads
-                line = data.strip()
+            line, newline, rest = data.partition(b"\n")  # (no argument parsing, unlike find)
+            if newline and not rest and len(line) <= self.max_frame:  # one whole line: most reads
+                line = line.strip()
                 if not line:
                     return
-                take = self._take
-                if take is None or self._busy or self._queue:
+                take = self._free
+                if take is None:
                     self._frame(line)
                     return
                 try:  # the reader is free: taken at once (``_run``, one call less per frame)
@@ -186,7 +190,7 @@ class LineReader(asyncio.Protocol):
 
     def _frame(self, frame: Frame) -> None:
         """Hand one frame to the pump at once, or queue it (pausing the pipe when full)."""
-        if self._take is not None and not self._busy and not self._queue:
+        if self._free is not None:
             self._run(frame)
             return
         self._queue.append(frame)
@@ -202,8 +206,11 @@ class LineReader(asyncio.Protocol):
         frame = self._queue.popleft()
         if isinstance(frame, bytes):
             self._queued_bytes -= len(frame)
-        if self._paused and not self._queue:
-            self._pause(False)
+        if not self._queue:
+            if not self._busy:
+                self._free = self._take
+            if self._paused:
+                self._pause(False)
         return frame
 
     def _pause(self, paused: bool) -> None:
@@ -242,7 +249,7 @@ class LineReader(asyncio.Protocol):
             self._next()
             await self._pumped
         finally:
-            self._take = None
+            self._take = self._free = None
             self._pumped = None
 
     def _run(self, frame: Frame) -> None:
@@ -260,6 +267,7 @@ class LineReader(asyncio.Protocol):
     def _hold(self, waiting: asyncio.Future[None]) -> None:
         """A frame's ``take`` waits: the next frames wait until it is done."""
         self._busy = True
+        self._free = None
         waiting.add_done_callback(self._taken)
 
     def _taken(self, done: asyncio.Future[None]) -> None:
@@ -273,6 +281,7 @@ class LineReader(asyncio.Protocol):
         """Take queued frames until one waits or none is left."""
         while self._queue and not self._busy and self._take is not None:
             self._run(self._pop())
+        self._free = self._take if not self._busy and not self._queue else None
         self._settle()
 
     def _settle(self) -> None:
@@ -282,7 +291,7 @@ class LineReader(asyncio.Protocol):
 
     def _stop(self, error: BaseException | None) -> None:
         pumped = self._pumped
-        self._take = None
+        self._take = self._free = None
         if pumped is None or pumped.done():
             return
         if error is None:
@@ -298,6 +307,48 @@ class WritesNow(Protocol):
     def write_now(self, message: Outbound | bytes) -> Coroutine[Any, Any, None] | None:
         """Write ``message`` (or a frame as bytes) now: None, or (the pipe full) what to await
         before the next write."""
+        ...
+
+
+WRITE_GONE: Final = (ConnectionError, OSError, RuntimeError)
+"""What a pipe end's ``write`` may raise once the peer is gone or the pipe closed (uvloop's
+pipe transport raises ``RuntimeError`` once closed; asyncio's drops the bytes)."""
+
+
+class Flow(Protocol):
+    """Whether a pipe's buffer is over its high-water mark (``PipeWriter``)."""
+
+    @property
+    def paused(self) -> bool:
+        """Yes: a writer waits (``PipeEnd.full``) before its next write."""
+        ...
+
+
+class _NeverFull:
+    """The flow of a sink that is never full (a regular file)."""
+
+    paused = False
+
+
+class PipeEnd(NamedTuple):
+    """A pipe written with no layer between (``LineTransport.pipe_end``).
+
+    ``write`` is the sink's own: the frame and its newline in one call, written at once
+    (never gathered by ``cork``), dropped or raising one of ``WRITE_GONE`` once the peer is
+    gone. While ``flow.paused``, the writer waits for ``full()`` before its next write.
+    """
+
+    write: Callable[[bytes], object]
+    flow: Flow
+    full: Callable[[], Awaitable[None]]
+
+
+@runtime_checkable
+class HasPipeEnd(Protocol):
+    """A transport whose pipe can be written with no layer between (``LineTransport``)."""
+
+    def pipe_end(self) -> PipeEnd:
+        """The pipe's own write, its flow, and what to wait for while it is full."""
         ...
 
 
@@ -362,6 +413,15 @@ class LineTransport:
             return self._drained(flow)
         return None
 
+    def pipe_end(self) -> PipeEnd:
+        """The sink's own write, its flow, and what to wait for while it is full (for a
+        writer of frames as bytes only: answers given as ``Outbound`` are gathered by ``cork``,
+        which these writes would overtake)."""
+        flow = self._flow
+        if flow is None:
+            return PipeEnd(self._sink.write, _NeverFull(), _never_full)
+        return PipeEnd(self._sink.write, flow, lambda: self._drained(flow))
+
     def cork(self) -> None:
         """Gather the answers written from now on, to write them as one (``uncork``)."""
         if self._corked is None:
@@ -396,3 +456,7 @@ class LineTransport:
             self._sink.close()
             if self._flow is not None:
                 await self._flow.gone
+
+
+async def _never_full() -> None:
+    """Nothing to wait for: a regular file is never full."""

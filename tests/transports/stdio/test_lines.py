@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import pathlib
 import threading
 import tracemalloc
 
@@ -13,10 +15,11 @@ from generated._runtime.core.wire import Inbound, Outbound
 from generated._runtime.transports.lines import (
     CORKED_BYTES,
     QUEUED_FRAMES,
+    WRITE_GONE,
     LineReader,
     LineTransport,
 )
-from generated._runtime.transports.pipe_ends import PipeWriter
+from generated._runtime.transports.pipe_ends import FileSink, PipeWriter
 
 STEP_S = 5.0
 """The longest any single wait here may take before it counts as a hang."""
@@ -262,6 +265,18 @@ async def flood_a_slow_reader() -> None:
     assert QUEUED_FRAMES <= most <= QUEUED_FRAMES + per_read
 
 
+def reading_into(got: bytearray, fd: int) -> threading.Thread:
+    """A started thread that reads ``fd`` into ``got`` until its end."""
+
+    def drain() -> None:
+        while chunk := os.read(fd, 1 << 16):
+            got.extend(chunk)
+
+    reading = threading.Thread(target=drain)
+    reading.start()
+    return reading
+
+
 async def test_a_write_waits_while_the_pipe_is_full_and_goes_on_once_read() -> None:
     """Writes to a pipe nobody reads stop at its high-water mark; reading lets them finish."""
     loop = asyncio.get_running_loop()
@@ -280,18 +295,61 @@ async def test_a_write_waits_while_the_pipe_is_full_and_goes_on_once_read() -> N
     assert not writing.done()
     assert pipe.get_write_buffer_size() <= pipe.get_write_buffer_limits()[1] + len(frame) + 1
     got = bytearray()
-
-    def drain() -> None:
-        while chunk := os.read(theirs, 1 << 16):
-            got.extend(chunk)
-
-    reading = threading.Thread(target=drain)
-    reading.start()
+    reading = reading_into(got, theirs)
     await asyncio.wait_for(writing, STEP_S * 4)
     await asyncio.wait_for(transport.close(), STEP_S)
     reading.join(STEP_S)
     os.close(theirs)
     assert bytes(got) == (frame + b"\n") * count
+
+
+async def test_the_pipe_end_stops_at_the_full_pipe_and_its_writes_arrive_in_order() -> None:
+    """Written by its pipe end, a pipe nobody reads is full past its high-water mark (``flow``
+    paused); ``full()`` returns once it is read, and every frame arrives once, in order."""
+    loop = asyncio.get_running_loop()
+    theirs, ours = os.pipe()
+    pipe, flow = await loop.connect_write_pipe(PipeWriter, os.fdopen(ours, "wb", buffering=0))
+    transport = LineTransport(LineReader(1024), pipe, flow)
+    write, end_flow, full = transport.pipe_end()
+    frames = [b"[" + str(i).encode() + b"," + b"1," * 500 + b"1]\n" for i in range(2000)]
+    sent = 0
+    while not end_flow.paused:
+        write(frames[sent])
+        sent += 1
+    assert sent < len(frames)
+    waiting = asyncio.ensure_future(full())
+    await asyncio.sleep(0.1)
+    assert not waiting.done()
+    got = bytearray()
+    reading = reading_into(got, theirs)
+    await asyncio.wait_for(waiting, STEP_S)
+    for frame in frames[sent:]:
+        write(frame)
+        if end_flow.paused:
+            await asyncio.wait_for(full(), STEP_S)
+    await asyncio.wait_for(transport.close(), STEP_S)
+    reading.join(STEP_S)
+    os.close(theirs)
+    assert bytes(got) == b"".join(frames)
+    with contextlib.suppress(
+        *WRITE_GONE
+    ):  # closed: dropped, or one of these (what the relay catches)
+        write(b"[1]\n")
+
+
+async def test_the_pipe_end_of_a_file_is_never_full(tmp_path: pathlib.Path) -> None:
+    """A regular file written by its pipe end: at once, never paused."""
+    path = tmp_path / "out"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+    transport = LineTransport(LineReader(1024), FileSink(fd))
+    write, flow, full = transport.pipe_end()
+    write(b"[1]\n")
+    assert not flow.paused
+    await asyncio.wait_for(full(), STEP_S)
+    await transport.close()
+    assert path.read_bytes() == b"[1]\n"
+    with pytest.raises(WRITE_GONE):
+        write(b"[2]\n")
 
 
 async def test_a_take_that_raises_ends_the_pump_with_its_error() -> None:
