@@ -9,7 +9,7 @@ load, so trees are compared by their code alone: ``--root TREE`` (repeatable) ru
 ``bench/peers`` with its own virtualenv. The fixed-body ASGI app (``peers/floor_http.py``) on
 the same uvicorn + httptools + uvloop stack is the floor.
 ``python bench/bench_callgrind_http.py [--root TREE ...] [MODE ...]`` (modes: json, sse,
-stateless, 2026-07-28; default all).
+stateless, 2026-07-28, and json-2025-11-25: a 2025-11-25 session with JSON answers; default all).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from bench.bench_http_server import (  # noqa: E402
     META,
     MODES,
     STATELESS,
+    VERSION,
     Connection,
     message,
     start_session,
@@ -42,6 +43,9 @@ CALLS = 400
 WARMUP = 48
 CONNECTIONS = (1, 16)
 ENV = {**os.environ, "PYTHONHASHSEED": "0"}
+SESSIONS = {"json": VERSION, "sse": VERSION, "json-2025-11-25": "2025-11-25"}
+"""The modes with a session, and the revision each one initializes."""
+CG_MODES = (*MODES, "json-2025-11-25")
 
 
 async def _post_all(base: str, mode: str, session_id: str | None, conns: int, calls: int) -> None:
@@ -51,6 +55,7 @@ async def _post_all(base: str, mode: str, session_id: str | None, conns: int, ca
 
     async def worker(conn: Connection) -> None:
         conn.session_id = session_id
+        conn.version = SESSIONS.get(mode, conn.version)
         if mode == STATELESS:
             conn.version = STATELESS
             conn.extra = "Mcp-Method: tools/call\r\nMcp-Name: echo\r\n"
@@ -115,7 +120,7 @@ async def per_post(root: Path | None, mode: str) -> dict[int, float]:
         try:
             await _wait_port(port, process)
             base = f"http://127.0.0.1:{port}"
-            session = await start_session(base) if mode in ("json", "sse") else None
+            session = await start_session(base, SESSIONS[mode]) if mode in SESSIONS else None
             for dump, conns in enumerate(CONNECTIONS, 1):
                 await _post_all(base, mode, session, conns, WARMUP)
                 _control("-z", process.pid)
@@ -147,9 +152,9 @@ async def main(roots: list[Path], modes: list[str]) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--root", type=Path, action="append", help="a source tree (repeatable)")
-    parser.add_argument("modes", nargs="*", help=f"any of {', '.join(MODES)} (default: all)")
+    parser.add_argument("modes", nargs="*", help=f"any of {', '.join(CG_MODES)} (default: all)")
     args = parser.parse_args()
-    if unknown := set(args.modes) - set(MODES):
+    if unknown := set(args.modes) - set(CG_MODES):
         parser.error(f"unknown modes: {', '.join(sorted(unknown))}")
     roots = [r.resolve() for r in args.root or [ROOT]]
-    asyncio.run(main(roots, args.modes or list(MODES)))
+    asyncio.run(main(roots, args.modes or list(CG_MODES)))

@@ -102,11 +102,12 @@ def message(id_: int | None, method: str, params: dict[str, object]) -> bytes:
     return json.dumps(value, separators=(",", ":")).encode()
 
 
-async def start_session(base: str) -> str:
-    """Initialize a session over its own connection; return its id."""
+async def start_session(base: str, version: str = VERSION) -> str:
+    """Initialize a session of ``version`` over its own connection; return its id."""
     conn = await Connection.open(base)
+    conn.version = version
     info = {"name": "raw", "version": "0"}
-    params = {"protocolVersion": VERSION, "capabilities": {}, "clientInfo": info}
+    params = {"protocolVersion": version, "capabilities": {}, "clientInfo": info}
     status, headers, body = await conn.post(message(0, "initialize", params))
     if status != 200 or b'"result"' not in body:
         raise RuntimeError(f"initialize failed {status}: {body[:200]!r}")

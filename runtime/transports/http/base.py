@@ -23,9 +23,10 @@ import msgspec
 from ...core.errors import INTERNAL_ERROR, ErrorObject, MissingDependency
 from ...core.events import RequestId
 from ...core.reader import decode_error
-from ...core.transport import ConnectionClosed
+from ...core.transport import ConnectionClosed, Taker
 from ...core.wire import ENCODER, Inbound, Malformed, parse
 from ...roles.running import start_eagerly
+from .inbox import Inbox
 from .sse import EventTooLarge, SSEParser
 
 try:
@@ -102,7 +103,7 @@ class HTTPTransportBase:
         self._own_client = http_client is None
         self.http_client = http_client
         """The session requests go through (made on first use unless one was given)."""
-        self._inbox: asyncio.Queue[bytes | Inbound | None] = asyncio.Queue()
+        self._inbox = Inbox()
         self._tasks: set[asyncio.Task[None]] = set()
         self._closed: ConnectionClosed | None = None
         self._closing = False
@@ -112,24 +113,25 @@ class HTTPTransportBase:
 
     async def read(self) -> bytes | Inbound | None:
         """Return the next message the server sent (parsed); None once the connection is over."""
-        frame = await self._inbox.get()
-        if frame is None:
-            self._inbox.put_nowait(None)
-        return frame
+        return await self._inbox.read()
+
+    async def pump(self, take: Taker) -> None:
+        """Hand each message to ``take`` where it arrives, until the connection is over."""
+        await self._inbox.pump(take)
 
     def _deliver(self, data: bytes, related: RequestId | None = None) -> list[RequestId]:
-        """Queue the messages of one body or event, parsed once; return the ids answered.
+        """Hand on the messages of one body or event, parsed once; return the ids answered.
 
-        A batch is queued message by message (our session takes no batches); what cannot be
-        parsed is queued as it is, for the session to report. ``related``: the id of our
+        A batch goes message by message (our session takes no batches); what cannot be
+        parsed is handed on as it is, for the session to report. ``related``: the id of our
         request whose stream it came on (``Inbound.related``).
         """
         inbound = parse(data)
         if not inbound.batch:
             inbound.related = related
-            self._inbox.put_nowait(inbound)
+            self._inbox.put(inbound)
         for message in inbound.messages if inbound.batch else ():
-            self._inbox.put_nowait(Inbound([message], related=related))
+            self._inbox.put(Inbound([message], related=related))
         return inbound.response_ids
 
     async def _consume(
@@ -177,7 +179,7 @@ class HTTPTransportBase:
         if data is not None:
             error["data"] = data
         for rid in ids:
-            self._inbox.put_nowait(ENCODER.encode({"jsonrpc": "2.0", "id": rid, "error": error}))
+            self._inbox.put(ENCODER.encode({"jsonrpc": "2.0", "id": rid, "error": error}))
 
     def _error_answers(
         self,
@@ -196,7 +198,7 @@ class HTTPTransportBase:
         error = json_rpc_error(body) if len(ids) == 1 else None
         if error is not None:
             frame = {"jsonrpc": "2.0", "id": ids[0], "error": error}
-            self._inbox.put_nowait(ENCODER.encode(frame))
+            self._inbox.put(ENCODER.encode(frame))
             return
         data: dict[str, Any] = {"httpStatus": status}
         if challenge is not None:
@@ -345,7 +347,7 @@ class HTTPTransportBase:
         """End the connection: writes raise ``ConnectionClosed``, reads return None."""
         if self._closed is None:
             self._closed = ConnectionClosed(reason)
-            self._inbox.put_nowait(None)
+            self._inbox.end()
 
     async def _shutdown(self) -> None:
         """Stop the background tasks, end reading, close the aiohttp session if it is ours."""

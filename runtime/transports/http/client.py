@@ -1,7 +1,8 @@
 """The client side of MCP over HTTP: the Streamable HTTP transport (2025-03-26 and later).
 
-Every message we send is one POST to the MCP endpoint. A POST carrying a request runs in a
-background task (``write`` returns at once, so a slow answer never blocks other messages);
+Every message we send is one POST to the MCP endpoint. A POST carrying a request is sent at
+once and answered in a background task (``write`` returns once it is sent, so a slow answer
+never blocks other messages);
 its answer comes back as one JSON body or as an SSE stream, which may carry the server's
 related notifications and requests first. A stream that drops before the answer is resumed
 with GET + ``Last-Event-ID`` after the server's ``retry`` delay (bounded attempts). Once the
@@ -130,9 +131,9 @@ class StreamableHTTPTransport(HTTPTransportBase):
             raise SessionExpired(f"the session at {self.url} expired; initialize a new one")
         if message.cancels is not None:
             self._abandon(message.cancels)
-        if ids and not initialize:
-            task = self._spawn(self._exchange(message, ids))
-            if len(ids) == 1:
+        if ids and not initialize:  # sent now, answered in the background
+            task = self._spawn_eagerly(self._exchange(message, ids))
+            if task is not None and len(ids) == 1:  # None: answered (or failed) already
                 self._track(ids[0], task)
             return
         sent_session, first, self._first_post = self.session_id is not None, self._first_post, False
