@@ -37,7 +37,7 @@ from .events import (
 )
 from .frame_guard import DEFAULT_MAX_DEPTH, shape_problem
 from .ledger import Batch, CancelledParams, Incoming, Outgoing, ProgressParams, Recent
-from .lifecycle import Lifecycle, Phase, Sender, Served, StatedVersion
+from .lifecycle import OWN_KIND, Lifecycle, Phase, Sender, Served, StatedVersion
 from .message import Message
 from .methods import MethodSpec
 from .reader import (
@@ -310,7 +310,9 @@ class Session(Sending):
             or (spec.direction != self._peer and spec.direction != "both")
         ):  # what ``_peer_may_send`` says, without the call
             error = RemoteProtocolError(f"Method not found: {method}", METHOD_NOT_FOUND)
-        elif (refused := self.lifecycle.admit(method, True, self._peer)) is not None:
+        elif (  # a plain request the phase admits changes nothing: ``admit`` only otherwise
+            method in OWN_KIND or self._peer not in self.lifecycle.requests_from
+        ) and (refused := self.lifecycle.admit(method, True, self._peer)) is not None:
             error = RemoteProtocolError(f"Invalid request: {refused}", INVALID_REQUEST)
         else:
             try:

@@ -10,7 +10,6 @@ through the one dispatcher in ``dispatch.py``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
@@ -36,6 +35,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+_LEVELS: Final = frozenset(LOG_LEVELS)
+_NO_META: Final[dict[str, Any]] = {}
+"""What ``RequestFacts.read`` reads when ``_meta`` is no object (never written)."""
 
 
 def check_level(level: str) -> None:
@@ -91,10 +93,10 @@ def client_capabilities(meta: object) -> dict[str, Any]:
     return _object(_object(meta).get(META_CAPABILITIES))
 
 
-@dataclass(slots=True)
-class RequestFacts:
+class RequestFacts(msgspec.Struct):
     """What a request without a handshake says about itself in ``_meta``, and where its
-    questions to the client go: the per-request facts a handshake would have said once."""
+    questions to the client go: the per-request facts a handshake would have said once (a
+    Struct: made in C, one per request)."""
 
     version: str
     client_capabilities: dict[str, Any]
@@ -111,16 +113,18 @@ class RequestFacts:
     @classmethod
     def read(cls, meta: object) -> RequestFacts:
         """The facts of a request's ``_meta`` (the session's ``PER_REQUEST`` rows checked it)."""
-        found = _object(meta)
+        found: Any = meta  # a dict once tested (not ``cast``: a call per request)
+        if type(meta) is not dict:
+            found = _NO_META
         level = found.get(META_LOG_LEVEL)
         version = found.get(META_VERSION)
-        capabilities: dict[str, Any] = found.get(META_CAPABILITIES) or {}
-        info: dict[str, Any] = found.get(META_CLIENT_INFO) or {}
+        capabilities: dict[str, Any] = found.get(META_CAPABILITIES)
+        info: dict[str, Any] = found.get(META_CLIENT_INFO)
         return cls(
             version if type(version) is str else "",
             capabilities if type(capabilities) is dict else {},
             info if type(info) is dict else {},
-            level if level is not None and level in LOG_LEVELS else None,
+            level if type(level) is str and level in _LEVELS else None,
         )
 
     async def ask(self, method: str, params: Any, key: str | None = None) -> Any:

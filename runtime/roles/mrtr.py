@@ -5,8 +5,8 @@ A handler asks the client for input with ``await ctx.elicit(...)`` (or ``create_
 is a server->client request. Without one there are no such requests: ``with_rounds`` wraps the
 unchanged handler of each method whose result may be an ``InputRequiredResult`` (the Go SDK's
 ``mcp/mrtr.go`` is the model). The first time a handler asks, ``Rounds.ask`` records the
-question and raises ``InputRequired``; the wrapper answers ``InputRequiredResult`` with every
-question asked so far (``asyncio.gather`` of several asks gives one round with all of them)
+question and raises ``InputRequired``; the connection answers ``InputRequiredResult`` with
+every question asked so far (``asyncio.gather`` of several asks gives one round with all of them)
 and a sealed ``requestState`` holding the answers already given. The client retries with
 ``inputResponses``; the handler runs again from the start and each ``ask`` now returns its
 answer at once, until it completes.
@@ -18,16 +18,16 @@ server's key; tampered, expired or foreign state is -32602.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Iterator, Mapping
 from typing import Any, Final, Protocol
 
 import msgspec
 
 from ..core.codec import convert
-from ..core.errors import INVALID_PARAMS, MCPError, RoundTripSignal
+from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError, RoundTripSignal
 from ..core.sealed import InvalidRequestState, StateSealer, binding
 from ..core.wire import as_object
-from .connection import RequestContext
+from .connection import RequestContext, RequestFacts
 from .dispatch import Handler
 
 INPUT_CAPABILITY: Final = {
@@ -166,35 +166,31 @@ def open_rounds(
     return Rounds(method, bind, answers, client_capabilities, result_types)
 
 
-class RoundsAsker:
+class RoundsAsker(msgspec.Struct):
     """A request's MRTR rounds as where its questions go: one not answered yet ends the round.
 
     A first round (no ``requestState``, no ``inputResponses``) opens its rounds only when the
-    handler asks its first question: most calls ask none and cost one object.
+    handler asks its first question: most calls ask none and cost one object (a Struct, made
+    in C).
     """
 
-    def __init__(
-        self,
-        method: str,
-        params: Any,
-        client_capabilities: Mapping[str, Any],
-        result_types: Mapping[str, Any],
-        opened: Rounds | None = None,
-    ) -> None:
-        self._method = method
-        self._params = params
-        self._capabilities = client_capabilities
-        self._result_types = result_types
-        self._rounds = opened
+    method: str
+    params: Any
+    client_capabilities: Mapping[str, Any]
+    result_types: Mapping[str, Any]
+    sealer: StateSealer
+    """Seals the state of the ``InputRequiredResult`` (the server's key)."""
+    opened: Rounds | None = None
+    """The rounds, once opened (from the request's state and answers, or by a first ask)."""
 
     @property
     def rounds(self) -> Rounds:
         """The rounds of this request (a first round's, opened now if not yet)."""
-        if self._rounds is None:
-            self._rounds = Rounds(
-                self._method, _Lazy(self._params), {}, self._capabilities, self._result_types
+        if self.opened is None:
+            self.opened = Rounds(
+                self.method, _Lazy(self.params), {}, self.client_capabilities, self.result_types
             )
-        return self._rounds
+        return self.opened
 
     async def ask(self, method: str, params: Any, key: str | None = None) -> Any:
         """The answer given in an earlier round, else raise ``InputRequired``."""
@@ -206,33 +202,40 @@ def with_rounds(
 ) -> Handler:
     """Wrap an unchanged handler of ``method`` in MRTR (after the Go SDK's ``mcp/mrtr.go``).
 
-    The wrapper opens the rounds from the request's sealed state and ``inputResponses``,
-    runs the handler with a context whose questions go to those rounds, and turns the
-    ``InputRequired`` of an unanswered question into the ``InputRequiredResult``.
+    The wrapper opens the rounds from the request's sealed state and ``inputResponses`` and
+    makes them where the handler's questions go; it hands back the handler's own coroutine
+    (no coroutine of its own per call). The ``InputRequired`` of an unanswered question
+    leaves the handler to where the request is dispatched (``StatelessConnection``), which
+    answers the ``InputRequiredResult`` of the rounds (``input_required``).
     """
 
-    async def rounds(params: Any, ctx: RequestContext) -> Any:
+    def rounds(params: Any, ctx: RequestContext) -> Awaitable[Any]:
         facts = ctx.facts
         if facts is None:  # with a handshake, questions are requests to the client
-            return await handler(params, ctx)
-        caps = facts.client_capabilities
+            return handler(params, ctx)
         typed: _RoundTrip = params
         opened = None
         if typed.request_state is not msgspec.UNSET or typed.input_responses is not msgspec.UNSET:
             try:
                 given = as_object(msgspec.to_builtins(params)) or {}
-                opened = open_rounds(method, given, sealer, caps, result_types)
+                opened = open_rounds(method, given, sealer, facts.client_capabilities, result_types)
             except (InvalidRequestState, InvalidInputResponse) as exc:
                 raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
-        asker = RoundsAsker(method, params, caps, result_types, opened)
         if facts.asker is None:
-            facts.asker = asker
-        try:
-            return await handler(params, ctx)
-        except InputRequired:
-            return asker.rounds.interim(sealer)
+            caps = facts.client_capabilities
+            facts.asker = RoundsAsker(method, params, caps, result_types, sealer, opened)
+        return handler(params, ctx)
 
     return rounds
+
+
+def input_required(facts: RequestFacts | None) -> dict[str, Any]:
+    """The ``InputRequiredResult`` of a request whose handler raised ``InputRequired``:
+    every question its rounds asked so far, with the sealed answers already given."""
+    asker = None if facts is None else facts.asker
+    if not isinstance(asker, RoundsAsker):  # no rounds of ``with_rounds`` asked it
+        raise MCPError(INTERNAL_ERROR, "a question to the client outside MRTR rounds")
+    return asker.rounds.interim(asker.sealer)
 
 
 class _RoundTrip(Protocol):

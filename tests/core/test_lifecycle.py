@@ -10,7 +10,14 @@ import pytest
 
 from generated._runtime.core.errors import INVALID_REQUEST, LocalProtocolError
 from generated._runtime.core.events import Notification, ProtocolViolation, Request
-from generated._runtime.core.lifecycle import ADMITS, Kind, Phase, initial_phase
+from generated._runtime.core.lifecycle import (
+    ADMITS,
+    OWN_KIND,
+    Kind,
+    Lifecycle,
+    Phase,
+    initial_phase,
+)
 from generated._runtime.core.session import Session
 from generated._runtime.roles.server import ServerConnection
 from generated._runtime.transports.memory import memory_pair
@@ -58,6 +65,21 @@ def test_every_phase_has_a_row_and_closed_admits_nothing() -> None:
     assert set(ADMITS) == set(Phase)
     assert ADMITS[Phase.CLOSED] == frozenset()
     assert all((kind, s) in ADMITS[Phase.UNMANAGED] for kind in Kind for s in ("client", "server"))
+
+
+def test_the_requests_a_phase_admits_without_admit_are_those_admit_passes_unchanged() -> None:
+    # The session skips ``admit`` for a request whose sender is in ``requests_from``: in every
+    # phase that must be exactly what ``admit`` passes and keeps the phase for.
+    for phase in Phase:
+        for sender in ("client", "server"):
+            for method in ("tools/call", "sampling/createMessage", "initialize", "ping"):
+                lifecycle = Lifecycle(phase)
+                refused = lifecycle.admit(method, True, sender)
+                quiet = refused is None and lifecycle.phase is phase
+                skipped = method not in OWN_KIND and sender in Lifecycle(phase).requests_from
+                assert skipped <= quiet, (phase, sender, method)
+                if method not in OWN_KIND:
+                    assert skipped == quiet, (phase, sender, method)
 
 
 def test_eras_start_where_their_method_table_says() -> None:

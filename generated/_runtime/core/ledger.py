@@ -14,6 +14,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
+import msgspec
 from msgspec import UNSET
 
 from .events import ProgressToken
@@ -85,9 +86,9 @@ class Outgoing:
     progress_token: ProgressToken | None
 
 
-@dataclass(slots=True)
-class Incoming:
-    """One of the peer's requests awaiting our response."""
+class Incoming(msgspec.Struct, gc=False):
+    """One of the peer's requests awaiting our response (a Struct: made in C, one per
+    request)."""
 
     method: str
     progress_token: ProgressToken | None

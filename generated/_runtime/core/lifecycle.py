@@ -113,6 +113,16 @@ TRANSITIONS: Final[Mapping[tuple[Phase, Kind, Sender], Phase]] = {
 """The message-triggered transitions; any admitted message not listed keeps the phase."""
 
 _TRIGGERS: Final = frozenset(kind for _, kind, _ in TRANSITIONS)
+OWN_KIND: Final = frozenset(_BY_METHOD)
+"""The methods with a kind of their own (``initialize``, ``ping``...): every other request
+is of kind ``REQUEST``, which triggers no transition."""
+
+
+def _requests_from(phase: Phase) -> frozenset[Sender]:
+    """The senders whose plain requests ``phase`` admits (``Lifecycle.requests_from``)."""
+    assert _REQUEST not in _TRIGGERS
+    return frozenset(s for k, s in ADMITS[phase] if k is _REQUEST)
+
 
 PER_REQUEST: Final[Mapping[Phase, tuple[tuple[str, type[Any]], ...]]] = {
     # No handshake: each request says in _meta what initialize said once.
@@ -147,11 +157,14 @@ def initial_phase(methods: Mapping[str, MethodSpec[Any, Any]]) -> Phase:
 class Lifecycle:
     """The phase of one connection and the version it negotiated."""
 
-    __slots__ = ("_admitted", "phase", "served", "version")
+    __slots__ = ("_admitted", "phase", "requests_from", "served", "version")
 
     def __init__(self, phase: Phase = Phase.UNMANAGED, served: Served | None = None) -> None:
         self.phase = phase
         self._admitted = ADMITS[phase]
+        self.requests_from = _requests_from(phase)
+        """The senders whose requests (other than ``initialize`` and ``ping``) this phase
+        admits: such a request changes no phase, so the session admits it without ``admit``."""
         self.version = ""
         """The negotiated protocol version; "" before negotiation and when stateless."""
         self.served = served
@@ -160,6 +173,7 @@ class Lifecycle:
     def _enter(self, phase: Phase) -> None:
         self.phase = phase
         self._admitted = ADMITS[phase]
+        self.requests_from = _requests_from(phase)
 
     def admits(self, kind: Kind, sender: Sender) -> bool:
         """Whether a message of ``kind`` from ``sender`` may flow in the current phase."""

@@ -24,7 +24,7 @@ from ..core.frame_guard import DEFAULT_MAX_DEPTH
 from ..core.message import Message
 from ..core.meta import META_VERSION
 from ..core.transport import ConnectionClosed, PushesFrames, RelatedId, Transport
-from ..core.wire import Inbound, Malformed, Outbound, as_id, as_object, meta_of
+from ..core.wire import Inbound, Malformed, Outbound, as_id
 from ..transports.lines import WritesNow
 from .definition import ServerDefinition
 from .handshake import ServerConnection
@@ -208,10 +208,15 @@ class _Stream:
         params = message.params
         if params is UNSET:
             return True
-        if type(params) is Raw:
+        kind: Any = params.__class__
+        if kind is Raw:
             return False
-        meta = as_object(meta_of(params))
-        version = None if meta is None else meta.get(META_VERSION)
+        typed: Any = params  # a dict or typed params (``_meta`` a field): no cast call
+        meta = typed.get("_meta") if kind is dict else typed.meta
+        found: Any = meta  # a dict once tested
+        if type(meta) is not dict:  # no version stated (most requests of a session)
+            return True
+        version = found.get(META_VERSION)
         return not is_stateless(None, version, self.versions, in_session=False, otherwise=False)
 
     async def run(self) -> None:

@@ -9,6 +9,7 @@ the one of ``dispatch.py``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ from .connection import (
     reaches,
 )
 from .definition import ServerContext, ServerDefinition, ServerSide
+from .dispatch import dispatch_request
 from .peer import Peer
 from .tasks import attach_tasks, receivable
 
@@ -60,7 +62,9 @@ class ServerConnection(ServerSide):
             tolerant=newest.tolerant,
             max_depth=max_depth,
         )
-        self.peer = Peer(session, transport, self._on_request, self._on_notification)
+        # The peer calls the dispatcher itself: no coroutine of ours between them per request.
+        answer = functools.partial(dispatch_request, self)
+        self.peer = Peer(session, transport, answer, self._on_notification)
 
     @property
     def initialized(self) -> bool:

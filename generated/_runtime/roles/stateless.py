@@ -46,7 +46,13 @@ from .connection import (
 )
 from .definition import ServerContext, ServerDefinition, ServerSide
 from .dispatch import Handler, dispatch_request
-from .mrtr import InvalidInputResponse, MissingClientCapability, with_rounds
+from .mrtr import (
+    InputRequired,
+    InvalidInputResponse,
+    MissingClientCapability,
+    input_required,
+    with_rounds,
+)
 from .one_frame import Emit, OneFrame, Reply, RequestCheck, refused
 from .peer import Peer, ProgressCallback
 from .stateless_results import CacheDefaults, CacheScope, complete_result, hints_of
@@ -349,7 +355,8 @@ class StatelessConnection(ServerSide):
         """The revision's context for ``request``, with the facts its ``_meta`` states."""
         context = self.server.CONTEXT(self, request)
         params: Any = request.params  # typed params keep ``_meta`` as a field: read at once
-        meta = meta_of(params) if params is None or isinstance(params, dict) else params.meta
+        kind = params.__class__
+        meta = params.get("_meta") if kind is dict else None if params is None else params.meta
         context.facts = facts = RequestFacts.read(meta)
         _FACTS.set(facts)  # the handler's own task (and what it starts): see ``request``
         return context
@@ -360,11 +367,13 @@ class StatelessConnection(ServerSide):
             await self._check(request)
         try:
             result = await dispatch_request(self, request)
+        except InputRequired:  # a question not answered yet: this round ends here
+            result = input_required(_FACTS.get())
         except MissingClientCapability as exc:
             raise MCPError(MISSING_CLIENT_CAPABILITY, str(exc), exc.data) from None
         except (InvalidInputResponse, InvalidRequestState) as exc:
             raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
-        return self.face.complete(request.method, result, self.server_info)
+        return complete_result(request.method, result, self.server_info, self.face.cache)
 
     async def on_notification(self, method: str, params: Any) -> None:
         """Client notifications carry nothing a stateless server acts on (cancellation is

@@ -65,15 +65,19 @@ def complete_result(method: str, result: Any, info: dict[str, Any], cache: Cache
     """``result`` of ``method`` as sent: ``resultType``, ``info`` as serverInfo, cache hints,
     sorted tools."""
     kind = result.__class__
-    shape = _SHAPES[kind] if kind in _SHAPES else _shape_of(kind)
+    shape = _SHAPES.get(kind, _UNSEEN)
+    if shape is _UNSEEN:
+        shape = _shape_of(kind)
     if shape is None:
         return _complete_json(method, result, info, cache)
-    changes: dict[str, Any] = {}
     meta = result.meta
     if meta is msgspec.UNSET or meta is None:
-        changes["meta"] = {META_SERVER_INFO: info}
+        meta = {META_SERVER_INFO: info}
     elif META_SERVER_INFO not in meta:
-        changes["meta"] = {**meta, META_SERVER_INFO: info}
+        meta = {**meta, META_SERVER_INFO: info}
+    if not shape.more:  # no cache hints, no tools to sort (a tool result): _meta only
+        return result if meta is result.meta else msgspec.structs.replace(result, meta=meta)
+    changes: dict[str, Any] = {"meta": meta}
     if shape.cache and method in CACHEABLE and shape.result_type == "complete":
         ttl, scope = cache.hints.get(method, (None, None))
         if result.ttl_ms is msgspec.UNSET:
@@ -119,9 +123,13 @@ class _Shape:
     """Whether it has ``ttlMs`` and ``cacheScope``."""
     tools: bool
     """Whether it is a page of tools (``tools``, ``nextCursor``)."""
+    more: bool
+    """Whether anything but ``_meta`` may be set (cache hints, the order of tools)."""
 
 
 _SHAPES: dict[type, _Shape | None] = {}
+_UNSEEN: Final = _Shape("", cache=False, tools=False, more=False)
+"""What ``_SHAPES`` gives for a type not seen yet (None is a shape: no result Struct)."""
 
 
 def _shape_of(kind: type) -> _Shape | None:
@@ -139,7 +147,7 @@ def _shape_of(kind: type) -> _Shape | None:
         ):
             cache = names.get("ttl_ms") == "ttlMs" and names.get("cache_scope") == "cacheScope"
             tools = "tools" in names and names.get("next_cursor") == "nextCursor"
-            shape = _Shape(config.tag, cache, tools)
+            shape = _Shape(config.tag, cache, tools, cache or tools)
     if len(_SHAPES) < 1024:  # result types are few
         _SHAPES[kind] = shape
     return shape

@@ -206,6 +206,9 @@ class StatelessTasks:
         self.inputs: dict[str, TaskInput] = {}
         self.methods = EXTENSION_METHODS if support.cancel else EXTENSION_METHODS - {"tasks/cancel"}
         self._settling: set[asyncio.Task[None]] = set()
+        self.task_tools = _task_tools(support)
+        """The tools whose calls may be tasks (None: any tool), read once from ``support``:
+        a call of another is planned ``sync`` without a look at its ``_meta``."""
 
     def plan(self, method: str, tool: object, params: object) -> Plan:
         """How a call of ``tool`` runs (its ``_meta`` is read from ``params`` only for a tool
@@ -336,6 +339,16 @@ class StatelessTasks:
             await store.deliver(record, given)
 
 
+def _task_tools(support: Any) -> frozenset[str] | None:
+    """The tools whose calls ``StatelessTasks.plan`` may make tasks (``task_tools``)."""
+    if support.methods is not None and "tools/call" not in support.methods:
+        return frozenset()
+    tools: Mapping[str, str] | None = support.tools
+    if tools is None:
+        return None
+    return frozenset(name for name, mode in tools.items() if mode != "forbidden")
+
+
 class TaskStarter:
     """The tasks extension's hook in ``dispatch.py`` for one connection: a call that may
     become a task runs through ``StatelessTasks.run`` (as ``TaskRunner`` does with a handshake)."""
@@ -343,15 +356,22 @@ class TaskStarter:
     def __init__(self, tasks: ExtensionTasks, context: Callable[[Request], RequestContext]) -> None:
         self.tasks = tasks
         self.context = context
+        self._task_tools: frozenset[str] | None = getattr(tasks, "task_tools", None)
+        """The tools whose calls may be tasks, when the tasks say so once; None: every call
+        is planned (``ExtensionTasks.plan``)."""
 
     def maybe_start(self, request: Request, handler: Handler) -> Awaitable[Any] | None:
         """None: run it as usual; else the ``CreateTaskResult`` (or the result, if no task
-        began), awaited. The plan is made without waiting."""
+        began), awaited. The plan is made without waiting; a tool that is never a task
+        (``task_tools``, worked out once) is told apart by one lookup."""
         if request.method != "tools/call":
             return None
-        params: object = request.params
-        found = as_object(params)
-        tool = found.get("name") if found is not None else getattr(params, "name", None)
+        params: Any = request.params  # a dict or typed params: read without a cast call
+        kind = params.__class__
+        tool: object = params.get("name") if kind is dict else getattr(params, "name", None)
+        may_be = self._task_tools
+        if may_be is not None and type(tool) is str and tool not in may_be:
+            return None
         plan = self.tasks.plan(request.method, tool, params)
         if plan == "sync":
             return None  # the context is made once, by dispatch
