@@ -102,12 +102,7 @@ async def dispatch_request(conn: Receiver, request: Request) -> Any:
         held = (
             conn.their_capabilities if spec.capability_owner == "sender" else conn.our_capabilities
         )
-        top: Any = held  # a dict once tested (not ``cast``: a call per request)
-        if type(held) is dict and "." not in capability:  # ``has_capability``'s common case
-            found = top.get(capability)
-            if found is False or found is None:
-                raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
-        elif not has_capability(top, capability):
+        if not has_capability(held, capability):
             raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
     handler = conn.handlers.get(method)
     if handler is not None:
