@@ -7,7 +7,10 @@ never blocks other messages);
 its answer comes back as one JSON body or as an SSE stream, which may carry the server's
 related notifications and requests first. A stream that drops before the answer is resumed
 with GET + ``Last-Event-ID`` after the server's ``retry`` delay (bounded attempts). Once the
-session is established a GET stream receives what the server sends on its own.
+session is established a GET stream receives what the server sends on its own; the write of
+``notifications/initialized`` returns once that GET is answered (or after ``listen_wait``
+seconds), so a server that sends a request unprompted right after the handshake (an
+elicitation for a tool call, sent on no POST stream) finds the stream open.
 
 Headers: ``Mcp-Session-Id`` from the initialize response on every later request, and
 ``MCP-Protocol-Version`` (the version the server chose) on every request after initialize,
@@ -64,6 +67,8 @@ MAX_RETRY_DELAY_S: Final = 30.0
 """Longest reconnection delay honoured, whatever ``retry`` the server asks for."""
 MAX_RECONNECTS: Final = 3
 """Reconnection attempts in a row that may bring nothing before a stream is given up."""
+LISTEN_WAIT_S: Final = 2.0
+"""Longest the handshake waits for the server to answer the GET stream before going on."""
 
 __all__ = [
     "HttpSseTransport",
@@ -90,6 +95,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         max_reconnects: int = MAX_RECONNECTS,
         sse_fallback: bool = True,
         auth: HttpAuth | None = None,
+        listen_wait: float = LISTEN_WAIT_S,
     ) -> None:
         super().__init__(
             url,
@@ -102,6 +108,8 @@ class StreamableHTTPTransport(HTTPTransportBase):
         self.retry_delay = retry_delay
         self.max_reconnects = max_reconnects
         self.sse_fallback = sse_fallback
+        self.listen_wait = listen_wait
+        """Seconds the write of ``notifications/initialized`` waits for the GET stream to open."""
         self.session_id: str | None = None
         """The server's ``Mcp-Session-Id``, sent on every request once known."""
         self.protocol_version: str | None = None
@@ -145,7 +153,9 @@ class StreamableHTTPTransport(HTTPTransportBase):
         if stream is not None:
             self._track(ids[0], self._spawn(self._resume(stream, ids)))
         if message.method == "notifications/initialized" and response.status < 300:
-            self._listener = self._spawn(self._listen())
+            opened: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._listener = self._spawn(self._listen(opened))
+            await asyncio.wait((opened, self._listener), timeout=self.listen_wait)
 
     def _headers(self, accept: str = f"{JSON}, {EVENT_STREAM}") -> dict[str, str]:
         headers = {**self.headers, "Accept": accept}
@@ -324,8 +334,9 @@ class StreamableHTTPTransport(HTTPTransportBase):
             why = "its SSE stream ended before the response and could not be resumed"
             self._fail_requests(pending, INTERNAL_ERROR, f"No response from the server: {why}")
 
-    async def _listen(self) -> None:
-        """Keep a GET stream open for what the server sends unprompted (405: it has none)."""
+    async def _listen(self, opened: asyncio.Future[None]) -> None:
+        """Keep a GET stream open for what the server sends unprompted (405: it has none);
+        ``opened`` is set once the server answered the first GET (or it failed)."""
         parser, failures = SSEParser(), 0
         headers = self._headers(EVENT_STREAM)
         current: aiohttp.ClientResponse | None
@@ -333,6 +344,9 @@ class StreamableHTTPTransport(HTTPTransportBase):
             current = await self._send("GET", self.url, headers, stream=True)
         except ConnectionClosed:
             current = None
+        finally:
+            if not opened.done():
+                opened.set_result(None)
         while self._closed is None:
             sent_session = self.session_id is not None
             usable = await self._usable(current, sent_session) if current is not None else False
