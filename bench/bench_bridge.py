@@ -5,7 +5,8 @@ client: directly to a 2025-06-18 server (the same-revision baseline), through th
 that server (the bridge's own cost: one more process and hop; the frames relayed as bytes,
 ``roles/bridge_relay.py``), through the bridge to a 2026-07-28-only server (the converting
 bridge: two typed decodes and encodes, the converters and the stateless ``_meta`` added),
-beside the official SDK's client and server directly and the raw floors: an NDJSON echo pair
+beside the official SDK's client and server directly and through the bridge (the hop as a
+deployed client on the SDK sees it) and the raw floors: an NDJSON echo pair
 with msgspec (bench/peers/raw_echo.py), and the same pair through a minimal line relay
 (bench/peers/raw_relay.py), whose ratio is what one more process and hop costs at the least,
 and our client and server through that same relay: the bridge's floor with the bridge's own
@@ -53,6 +54,7 @@ FIFO_PRIORITY = 10
 """With ``--fifo``: the real-time priority of the bench and the processes it starts."""
 RELAY = "raw relay floor"
 OUR_RELAY = "raw relay, our peers"
+SDK_BRIDGED = "SDK through the bridge"
 
 
 async def latency(call: Callable[[int], Awaitable[object]]) -> float:
@@ -84,12 +86,15 @@ async def ours(name: str, command: list[str]) -> float:
         await client.close()
 
 
-async def sdk() -> float:
-    """The official SDK's client against its low-level server."""
+async def sdk(bridged: bool = False) -> float:
+    """The official SDK's client against its low-level server (``bridged``: through the bridge,
+    both sides speaking the SDK's newest revision: what a deployed client sees)."""
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=sys.executable, args=[str(PEERS / "sdk_server.py")])
+    server = [sys.executable, str(PEERS / "sdk_server.py")]
+    command = [MCPGEN, "bridge", "--log-level", "warning", "--", *server] if bridged else server
+    params = StdioServerParameters(command=command[0], args=command[1:])
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         return await latency(lambda i: session.call_tool("echo", {"text": f"m{i}"}))
@@ -136,6 +141,7 @@ async def main() -> None:
             OUR_RELAY, [sys.executable, str(PEERS / "raw_relay.py"), *echo("2025-06-18")]
         ),
         "SDK direct": sdk,
+        SDK_BRIDGED: lambda: sdk(bridged=True),
         "raw floor": lambda: raw("raw floor", str(PEERS / "raw_echo.py")),
         RELAY: lambda: raw(
             RELAY,
@@ -174,7 +180,9 @@ async def main() -> None:
         f"bridge to 2026-07-28/direct = {us['bridge to 2026-07-28'] / direct:.2f}x; "
         f"direct/SDK direct = {direct / us['SDK direct']:.2f}x; "
         f"bridge/SDK direct = {us['bridge'] / us['SDK direct']:.2f}x; "
-        f"direct/raw = {direct / floor:.2f}x"
+        f"direct/raw = {direct / floor:.2f}x; SDK through the bridge/SDK direct = "
+        f"{us[SDK_BRIDGED] / us['SDK direct']:.2f}x "
+        f"({paired(got[SDK_BRIDGED], got['SDK direct']):.2f}x)"
     )
     print(
         f"added by the hop: bridge {us['bridge'] - direct:.0f} us, raw relay between our "
