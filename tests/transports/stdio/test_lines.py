@@ -29,7 +29,7 @@ Frame = bytes | Inbound
 def refused(frame: Frame) -> str:
     """The error message of a frame refused unparsed (fails if the frame is not one)."""
     assert isinstance(frame, Inbound)
-    error = frame.messages[0].error  # type: ignore[union-attr]
+    error = frame.messages[0].error
     return str(error)
 
 
