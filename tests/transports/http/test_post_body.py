@@ -8,19 +8,9 @@ from typing import Any
 from generated._runtime.transports.http.server import HttpOptions, McpHttpApp
 from generated._runtime.transports.http.stream import Stream
 from generated.v2025_06_18 import Server
+from tests.support.http_support import initialize
 
-INITIALIZE = json.dumps(
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "0"},
-        },
-    }
-).encode()
+INITIALIZE = json.dumps(initialize(1)).encode()
 
 
 class _Plain(Server):
@@ -40,17 +30,9 @@ async def _post(app: McpHttpApp, messages: list[dict[str, Any]]) -> list[dict[st
     async def send(message: Any) -> None:
         sent.append(message)
 
-    scope = {
-        "type": "http",
-        "method": "POST",
-        "path": "/mcp",
-        "headers": [
-            (b"host", b"127.0.0.1"),
-            (b"content-type", b"application/json"),
-            (b"accept", b"application/json, text/event-stream"),
-        ],
-        "query_string": b"",
-    }
+    accept = b"application/json, text/event-stream"
+    names = ((b"host", b"127.0.0.1"), (b"content-type", b"application/json"), (b"accept", accept))
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": list(names)}
     await app(scope, receive, send)
     return sent
 
