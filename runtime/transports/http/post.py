@@ -17,7 +17,7 @@ from ...core.wire import Inbound, asks_progress, parse
 from ...roles.server import ServerBase
 from ...roles.stateless import StatelessServer
 from .asgi import Receive, Send, respond
-from .checks import Reject, read_body, refuse_bad
+from .checks import Reject, body_of, read_body, refuse_bad
 from .listen import sse_event, stream_sse
 from .options import HttpOptions
 from .session import HttpSession
@@ -67,9 +67,12 @@ class PostPath:
             raise Reject(406, f"Not Acceptable: Accept must list {needed}")
         if not headers.get("content-type", "").startswith("application/json"):
             raise Reject(415, "Unsupported Media Type: Content-Type must be application/json")
-        body = await read_body(receive, self.options.max_body)
+        first = await receive()
+        body = body_of(first, self.options.max_body)
+        if body is None:
+            body = await read_body(receive, self.options.max_body, first)
         # The frame guard runs in the one parse of either era, after msgspec's own checks.
-        if self.is_stateless(headers, body):
+        if self.stateless is not None and self.is_stateless(headers, body):
             assert self.stateless is not None and self.tool_headers is not None
             await serve_stateless_post(
                 self.stateless,
@@ -97,10 +100,10 @@ class PostPath:
                 raise Reject(400, "Invalid Request: batches are not supported by this revision")
             await respond(send, 202, b"", content_type=None)  # nothing outlives a stateless POST
             return
-        session = await self.table.for_post(headers, initialize)
-        extra: list[tuple[bytes, bytes]] = []
-        if not self.options.stateless:
-            extra.append((b"mcp-session-id", session.id.encode()))
+        session = await self.table.for_post(headers, initialize, known)
+        extra: list[tuple[bytes, bytes]] = (
+            [] if self.options.stateless else [(b"mcp-session-id", session.id.encode())]
+        )
         if inbound.batch and not session.batches:
             message = "Invalid Request: batches are not supported by this revision"
             raise Reject(400, message, extra)
@@ -115,9 +118,12 @@ class PostPath:
         await session.feed(inbound)
         try:
             if json_body:
-                frames = await _collect(stream)
+                # Handlers that answered without waiting left their answers queued.
+                frames = stream.frames_left() if stream.done else await _collect(stream)
                 payload = frames[0] if len(frames) == 1 else b"[" + b",".join(frames) + b"]"
-                if len(frames) == 1 and unavailable(payload):  # as without a session: 503
+                # A shared service away: 503, as without a session (most answers do not
+                # mention ``retryAfter``: no decoding for them).
+                if len(frames) == 1 and b'"retryAfter"' in payload and unavailable(payload):
                     await respond(send, 503, payload, extra + retry_after())
                 else:
                     await respond(send, 200, payload, extra)

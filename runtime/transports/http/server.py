@@ -174,10 +174,15 @@ class McpHttpApp:
     async def _route(
         self, scope: Scope, headers: dict[str, str], receive: Receive, send: Send
     ) -> None:
-        path, method, opts = local_path(scope, self.options), scope["method"], self.options
+        path, method, opts = scope["path"], scope["method"], self.options
+        if scope.get("root_path") or path.endswith("/"):  # mounted, or a trailing slash
+            path = local_path(scope, opts)
         if path == opts.path.rstrip("/"):
-            shared = opts.backend.shared and not opts.stateless
-            if shared and await self._forwarded(scope, headers, receive, send):
+            if (
+                not opts.stateless
+                and opts.backend.shared
+                and await self._forwarded(scope, headers, receive, send)
+            ):
                 return
             if method == "POST":
                 await self.posts.serve(headers, receive, send)

@@ -92,10 +92,11 @@ class SessionTable:
         if session_id is None:
             raise Reject(400, "Bad Request: the Mcp-Session-Id header is required")
         session = self.sessions.get(session_id)
-        if session is not None and not session.ended and session.connection.peer.closed:
+        if session is None or session.ended:
+            raise Reject(404, "Session not found")
+        if session.connection.peer.closed:
             self.sessions.pop(session.id, None)  # its connection stopped: no POST may wait on it
             self._end_later(session)
-        if session is None or session.ended or session.connection.peer.closed:
             raise Reject(404, "Session not found")
         session.touch()
         return session
@@ -157,9 +158,16 @@ class SessionTable:
             directory=opts.backend.directory,
         )
 
-    async def for_post(self, headers: dict[str, str], initialize: bool) -> HttpSession:
+    async def for_post(
+        self, headers: dict[str, str], initialize: bool, known: HttpSession | None = None
+    ) -> HttpSession:
         """The session a POST goes to: a new one for ``initialize``, else the one it names (in
-        the no-session mode: an idle connection of its revision, else a fresh one)."""
+        the no-session mode: an idle connection of its revision, else a fresh one); ``known``
+        is the live session ``known`` found for these headers, if any (not looked up again)."""
+        if known is not None and not (initialize or known.ended or known.connection.peer.closed):
+            known.touch()
+            self.check_version(headers, known)
+            return known
         if self.options.stateless:
             self.check_version(headers, None)
             if initialize:

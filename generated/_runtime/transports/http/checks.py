@@ -16,7 +16,7 @@ import msgspec
 from ...core.events import RequestId
 from ...core.frame_guard import DEFAULT_MAX_DEPTH, frame_problem, shape_problem
 from ...core.wire import Inbound, Malformed, as_id
-from .asgi import Receive, Scope
+from .asgi import Message, Receive, Scope
 from .options import HttpOptions
 
 
@@ -117,12 +117,25 @@ def host_name(value: str) -> str:
     return netloc.rsplit(":", 1)[0] if ":" in netloc else netloc
 
 
-async def read_body(receive: Receive, limit: int) -> bytes:
-    """Read a request body whole, refused (413) past ``limit`` bytes."""
+def body_of(message: Message, limit: int) -> bytes | None:
+    """The body a first ``http.request`` message carries whole (most bodies come in one),
+    refused (413) past ``limit`` bytes; None when more follows (``read_body`` reads it)."""
+    if message["type"] != "http.request" or message.get("more_body", False):
+        return None
+    body: bytes = message.get("body", b"")
+    if len(body) > limit:
+        raise Reject(413, f"Payload Too Large: the limit is {limit} bytes")
+    return body
+
+
+async def read_body(receive: Receive, limit: int, first: Message | None = None) -> bytes:
+    """Read a request body whole (after ``first``, the message already received if any),
+    refused (413) past ``limit`` bytes."""
     chunks: list[bytes] = []
     size = 0
     while True:
-        message = await receive()
+        message = first if first is not None else await receive()
+        first = None
         if message["type"] == "http.disconnect":
             raise Reject(400, "the client went away")
         chunk = message.get("body", b"")

@@ -183,7 +183,14 @@ class HttpSession:
     def open_stream(self, request_ids: list[RequestId], json: bool = False) -> Stream:
         """Register the stream of a POST whose requests have ``request_ids`` (``json``: its
         answers go into one JSON body)."""
-        stream = self._new_stream(f"post-{next(self._counter)}", request_ids, True, json)
+        stream = Stream(
+            f"post-{next(self._counter)}",
+            set(request_ids),
+            attached=True,
+            max_bytes=self.max_stream_bytes,
+            stall_timeout=self.stall_timeout,
+            json=json,
+        )
         self.streams[stream.id] = stream
         for rid in request_ids:
             self.by_request[rid] = stream
@@ -218,11 +225,13 @@ class HttpSession:
         if stream.json or not (self.resumable or self.http_sse):
             # A JSON answer is no event, and a POST without a session has no GET to resume
             # on: nothing is kept, and its events go out without an id.
-            await stream.put("", frame)
+            if not stream.put_now("", frame):
+                await stream.put("", frame)
             return
         self._kept_events = True
         event_id = await self.store.store(self.id, stream.id, frame)
-        await stream.put(event_id, frame)
+        if not stream.put_now(event_id, frame):
+            await stream.put(event_id, frame)
 
     async def hang_up(self, request_id: RequestId, retry_ms: int | None) -> bool:
         """End the connection reading request ``request_id``'s SSE stream, after a ``retry``

@@ -92,16 +92,24 @@ class ToolHeaders:
         if change.method in (TOOLS_CHANGED, RESYNC):
             self.forget()
 
-    async def of(self, request: Request, name: object) -> tuple[ParamHeader, ...]:
-        """The headers a ``tools/call`` of tool ``name`` must carry (none for other methods)."""
+    def known(self, request: Request, name: object) -> tuple[ParamHeader, ...] | None:
+        """``of`` without waiting, once the table is learnt (None: ``of`` must load it)."""
         if request.method != "tools/call":
             return ()
         table = self._table
         if table is None:
-            learnt = self._learnt
-            table = await self._load(request)
-            if learnt == self._learnt:  # not forgotten meanwhile
-                self._table = table
+            return None
+        return table.get(name, ()) if isinstance(name, str) else ()
+
+    async def of(self, request: Request, name: object) -> tuple[ParamHeader, ...]:
+        """The headers a ``tools/call`` of tool ``name`` must carry (none for other methods)."""
+        found = self.known(request, name)
+        if found is not None:
+            return found
+        learnt = self._learnt
+        table = await self._load(request)
+        if learnt == self._learnt:  # not forgotten meanwhile
+            self._table = table
         return table.get(name, ()) if isinstance(name, str) else ()
 
     async def _load(self, request: Request) -> dict[str, tuple[ParamHeader, ...]]:
@@ -173,7 +181,10 @@ async def serve_stateless_post(
     async def check(request: Request) -> None:
         try:
             params = _mirrored(request.params)
-            tools = await tool_headers.of(request, params.get("name"))
+            name = params.get("name")
+            tools = tool_headers.known(request, name)  # learnt: no coroutine per request
+            if tools is None:
+                tools = await tool_headers.of(request, name)
             check_request(headers, request.method, params, tools)
         except HeaderError as exc:
             raise MCPError(exc.code, str(exc)) from None

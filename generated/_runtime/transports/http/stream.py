@@ -115,7 +115,10 @@ class Stream:
     def frames_left(self) -> list[bytes]:
         """Take at once the data of every event still queued (once the stream is ``done``,
         nothing more comes: a JSON answer's frames)."""
-        frames = [item[1] for item in self._items if isinstance(item, tuple)]
+        frames: list[bytes] = []
+        for item in self._items:  # a plain loop: no comprehension frame per JSON answer
+            if isinstance(item, tuple):
+                frames.append(item[1])
         self._items.clear()
         self.queued_bytes = 0
         self._wake_producer()
@@ -156,6 +159,17 @@ class Stream:
         (``event_id``, no data); the stream goes on for a reader that resumes it."""
         if not self.done:
             self._push(HangUp(event_id, retry_ms))
+
+    def put_now(self, event_id: str, frame: bytes) -> bool:
+        """Queue an event if it fits now (or the stream ended: then it is not queued, the
+        event store keeps it); False when ``put`` must wait or drop to make room."""
+        if self.done:
+            return True
+        if self.queued_bytes and self.queued_bytes + len(frame) > self.max_bytes:
+            return False
+        self.queued_bytes += len(frame)
+        self._push((event_id, frame))
+        return True
 
     async def put(self, event_id: str, frame: bytes) -> None:
         """Queue an event, waiting for a slow reader (bounded), dropping for an absent one."""
