@@ -52,6 +52,7 @@ from mcp_types.jsonrpc import (  # noqa: E402
 
 from bench.corpus import CLIENT_RECEIVES, SERVER_RECEIVES, frames  # noqa: E402
 from generated._runtime.core.frame_guard import (  # noqa: E402
+    COUNTED_UP_TO,
     DEFAULT_MAX_DEPTH,
     decoded_problem,
     frame_problem,
@@ -68,6 +69,7 @@ from generated._runtime.core.wire import Malformed, parse  # noqa: E402
 from generated.v2025_06_18.methods import METHODS  # noqa: E402
 
 SDK_VERSION = "2025-06-18"
+LIMIT = DEFAULT_MAX_DEPTH
 SHORT = 2 * DEFAULT_MAX_DEPTH + 1
 """Frames of at most this many bytes nest too few levels to be counted."""
 ROUNDS = 5
@@ -169,10 +171,17 @@ def guard_costs(corpus: list[tuple[bytes, str | None]]) -> None:
         (message,) = side.parse(frame, awaiting).messages
         assert type(message) is not Malformed, frame[:80]
         plain = best_of(lambda frame=frame: untyped.decode(frame))
-        # As ``Reader.parse`` runs it after the one pass: short ASCII frames tested inline.
+        # As ``Reader.one`` runs it after the one pass: ASCII frames too short to nest too
+        # deep, or opening few brackets, tested inline.
         after = best_of(
             lambda m=message, f=frame: (
-                (len(f) <= SHORT and f.isascii()) or decoded_problem(m, f, DEFAULT_MAX_DEPTH)
+                (len(f) <= SHORT and f.isascii())
+                or (
+                    len(f) <= COUNTED_UP_TO
+                    and f.isascii()
+                    and f.count(b"{") + f.count(b"[") <= LIMIT
+                )
+                or not decoded_problem(m, f, LIMIT)
             )
         )
         before = best_of(lambda frame=frame: frame_problem(frame))

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Iterable
 from itertools import accumulate
 from typing import Any, Final
 
 import msgspec
 from msgspec import UNSET
 
+from .depth import builtins_too_deep
+from .depth import too_deep as value_too_deep
 from .errors import INVALID_REQUEST, PARSE_ERROR, RemoteProtocolError
 from .message import Message
 
@@ -148,56 +149,6 @@ def frame_problem(frame: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> RemotePro
     return None
 
 
-_WALK_FROM: Final = 16 * 1024
-"""Frames of this many bytes or more have their depth counted on the decoded value first."""
-_BYTES_PER_CONTAINER: Final = 2048
-"""The value walk gives up (and the bytes are counted) past one container per this many bytes:
-a walk costs about as much per container as the byte scan per 1 KB, so it is tried only on
-frames made mostly of strings (a long text, a blob), where it saves a scan of every byte."""
-
-
-def _walked_depth(value: Any, limit: int, budget: int) -> bool | None:
-    """Whether decoded ``value`` nests deeper than ``limit``, or None past ``budget`` containers.
-
-    Structs and dicts count as objects, lists as arrays; a ``Raw`` part is counted on its bytes.
-    """
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    pop, push = stack.pop, stack.append
-    astuple = msgspec.structs.astuple
-    raw, containers, struct_meta = msgspec.Raw, _CONTAINERS, _STRUCT_META
-    while stack:
-        item, level = pop()  # ``Any``: no ``cast`` (a Python call) per container
-        kind = item.__class__
-        children: Iterable[Any]
-        if kind is dict:
-            children = item.values()
-        elif kind is list:
-            children = item
-        elif type(kind) is struct_meta:
-            children = astuple(item)
-        elif kind is raw:
-            if too_deep(bytes(item), limit - level + 1):
-                return True
-            continue
-        else:
-            continue
-        if level > limit:
-            return True
-        budget -= 1
-        if budget < 0:
-            return None
-        for child in children:
-            child_kind = child.__class__
-            if child_kind in containers or type(child_kind) is struct_meta:
-                push((child, level + 1))
-    return False
-
-
-_CONTAINERS: Final = frozenset({dict, list, msgspec.Raw})
-_STRUCT_META: Final = type(msgspec.Struct)
-"""The metaclass of every Struct (a type check: ``isinstance`` on Struct is ~10x slower)."""
-
-
 def decoded_problem(message: Message, frame: bytes, max_depth: int) -> bool:
     """Whether ``message``, which msgspec decoded from ``frame`` skipping nothing but the
     unknown members of a decoded ``error``, fails the guard: too deep, or broken UTF-8 in a
@@ -225,18 +176,20 @@ def decoded_problem(message: Message, frame: bytes, max_depth: int) -> bool:
     return frame_problem(frame, max_depth) is not None
 
 
+COUNTED_UP_TO: Final = 4096
+"""Frames of at most this many bytes have their opening brackets counted (in C, about five
+instructions a byte) before their decoded value is walked: a walk costs about as much as the
+count of 4 KB, and few frames this short have more opening brackets than levels allowed."""
+
+
 def decoded_too_deep(value: Any, frame: bytes, max_depth: int) -> bool:
     """Whether ``value``, decoded from the well-formed ``frame``, nests deeper than
-    ``max_depth``: counted on the value when it has few containers for its size, else on
-    the bytes.
+    ``max_depth``: at once if ``frame`` is short and opens too few brackets, else counted on
+    the value by its types (``depth.too_deep``; raw parts on their bytes).
     """
-    if len(frame) <= _SHORT:  # counted at once: no more opening brackets than levels allowed
-        opening = frame.count(b"{") + frame.count(b"[")  # two counts: no copy, twice as fast
-        return opening > max_depth and too_deep(frame, max_depth)
-    walked = None
-    if len(frame) >= _WALK_FROM:
-        walked = _walked_depth(value, max_depth, len(frame) // _BYTES_PER_CONTAINER)
-    return too_deep(frame, max_depth) if walked is None else walked
+    if len(frame) <= COUNTED_UP_TO and frame.count(b"{") + frame.count(b"[") <= max_depth:
+        return False  # two counts: no copy
+    return value_too_deep(value, 1, max_depth, too_deep)
 
 
 def _nesting_error(max_depth: int) -> RemoteProtocolError:
@@ -324,6 +277,8 @@ def decode_untyped(
         raise problem or parse_error(frame, str(exc), max_depth) from None
     if checked or len(frame) <= 2 * max_depth + 1:
         return value
-    if decoded_too_deep(value, frame, max_depth):
+    if len(frame) <= COUNTED_UP_TO and frame.count(b"{") + frame.count(b"[") <= max_depth:
+        return value
+    if builtins_too_deep((value,), 1, max_depth):  # builtins only: a level per C call
         raise _nesting_error(max_depth)
     return value
