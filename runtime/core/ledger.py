@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable
-from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 import msgspec
@@ -77,9 +76,8 @@ class Batch:
         self.open = True
 
 
-@dataclass(slots=True)
-class Outgoing:
-    """One of our requests awaiting its response."""
+class Outgoing(msgspec.Struct, gc=False):
+    """One of our requests awaiting its response (a Struct: made in C, one per request)."""
 
     spec: MethodSpec[Any, Any]
     progress_token: ProgressToken | None

@@ -8,17 +8,18 @@ admits what we send as it admits what we receive, and refuses it with ``LocalPro
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
-from msgspec import UNSET
+from msgspec import UNSET, EncodeError
 
 from .errors import INTERNAL_ERROR, ErrorObject, LocalProtocolError
 from .events import ProgressToken, RequestId
 from .ledger import Batch, Incoming, Outgoing, Recent
-from .lifecycle import Lifecycle, Sender
+from .lifecycle import OWN_KIND, Lifecycle, Sender
 from .methods import MethodSpec
 from .tasks import variant
 from .wire import (
+    ENCODER,
     Outbound,
     OutError,
     OutRequest,
@@ -28,6 +29,9 @@ from .wire import (
     progress_frame,
     with_progress_token,
 )
+
+MAX_ROWS: Final = 256
+"""Most specs (rows and variants) a session keeps the checked row to send for."""
 
 
 class Sending:
@@ -45,7 +49,9 @@ class Sending:
     _cancelled_in: Recent
     _cancelled_tokens: Recent
     _queue: list[Outbound]
-    _awaiting: dict[int, tuple[Any, int]]
+    _awaiting: dict[int, list[Any]]
+    _rows: dict[object, tuple[object, MethodSpec[Any, Any]]]
+    _rows_of: Mapping[str, MethodSpec[Any, Any]] | None
 
     def _admit_sent(self, method: str, request: bool) -> None:
         """Refuse what our phase does not admit from us; record what it does."""
@@ -54,14 +60,32 @@ class Sending:
             raise LocalProtocolError(refused)
 
     def _expect(self, spec: MethodSpec[Any, Any], delta: int) -> None:
-        """Count our pending requests per result type (one shared type: one-pass decoding)."""
+        """Count our pending requests per result type (one shared type: one-pass decoding):
+        ``[type, count]`` by the type's identity, dropped at 0 (inlined where sent and
+        answered)."""
         result = spec.result
         entry = self._awaiting.get(id(result))
-        count = (0 if entry is None else entry[1]) + delta
-        if count > 0:
-            self._awaiting[id(result)] = (result, count)
+        if entry is None:
+            if delta > 0:
+                self._awaiting[id(result)] = [result, delta]
+        elif entry[1] + delta > 0:
+            entry[1] += delta
         else:
-            self._awaiting.pop(id(result), None)
+            del self._awaiting[id(result)]
+
+    def _row_to_send(self, given: str | MethodSpec[Any, Any]) -> MethodSpec[Any, Any]:
+        """The row a request ``given`` (a wire name or a spec) is sent with, checked once per
+        table: kept by the spec's identity, or the name, until ``methods`` changes."""
+        if self._rows_of is not self.methods:
+            self._rows, self._rows_of = {}, self.methods
+        name = given if isinstance(given, str) else given.method
+        spec = self._spec_we_send(name, "request")
+        if spec is not given and not isinstance(given, str):
+            spec = variant(spec, given)
+        if len(self._rows) >= MAX_ROWS:  # rows are few; only tests make many variants
+            self._rows.clear()
+        self._rows[given if isinstance(given, str) else id(given)] = (given, spec)
+        return spec
 
     def _spec_we_send(self, method: str, kind: str) -> MethodSpec[Any, Any]:
         spec = self.methods.get(method)
@@ -81,14 +105,14 @@ class Sending:
         progress_token: ProgressToken | None = None,
     ) -> int:
         """Queue a request (by wire name or spec) and return its id (ints, increasing from 1)."""
-        given = method
-        if not isinstance(method, str):
-            method = method.method
-        spec = self._spec_we_send(method, "request")
-        if spec is not given and not isinstance(given, str):
-            spec = variant(spec, given)
+        found = self._rows.get(method if type(method) is str else id(method))
+        if found is not None and found[0] is method and self._rows_of is self.methods:
+            spec = found[1]
+        else:
+            spec = self._row_to_send(method)
+        name = spec.method
         if params is None and spec.params_required and progress_token is None:
-            raise LocalProtocolError(f"{method!r} requires params")
+            raise LocalProtocolError(f"{name!r} requires params")
         if progress_token is not None:
             if not is_id(progress_token):
                 raise LocalProtocolError("a progress token must be a string or an integer")
@@ -96,14 +120,24 @@ class Sending:
                 raise LocalProtocolError(f"progress token {progress_token!r} is already in use")
             params = with_progress_token(params, progress_token)
         request_id = self._next_id
-        frame = encode_frame(
-            OutRequest("2.0", request_id, method, UNSET if params is None else params)
-        )
-        self._admit_sent(method, True)
-        self._queue.append(Outbound(frame, "request", method, (request_id,)))
+        try:  # ``encode_frame``, inlined
+            frame = ENCODER.encode(
+                OutRequest("2.0", request_id, name, UNSET if params is None else params)
+            )
+        except (TypeError, EncodeError) as exc:
+            raise LocalProtocolError(f"cannot encode: {exc}") from exc
+        # A plain request the phase admits changes nothing: ``admit`` only otherwise.
+        if name in OWN_KIND or self.role not in self.lifecycle.requests_from:
+            self._admit_sent(name, True)
+        self._queue.append(Outbound(frame, "request", name, (request_id,)))
         self._next_id += 1
         self._outgoing[request_id] = Outgoing(spec, progress_token)
-        self._expect(spec, 1)
+        result = spec.result  # ``_expect(spec, 1)``, inlined
+        entry = self._awaiting.get(id(result))
+        if entry is None:
+            self._awaiting[id(result)] = [result, 1]
+        else:
+            entry[1] += 1
         if progress_token is not None:
             self._out_tokens[progress_token] = request_id
         return request_id

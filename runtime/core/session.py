@@ -115,9 +115,13 @@ class Session(Sending):
         self._cancelled_tokens = Recent()
         self._queue: list[Outbound] = []
         self._reader: Reader | None = None
-        self._awaiting: dict[int, tuple[Any, int]] = {}
-        """How many of our pending requests await each result type (for one-pass decoding),
-        by the type's id: a union type hashes its members on every lookup."""
+        self._awaiting: dict[int, list[Any]] = {}
+        """How many of our pending requests await each result type (for one-pass decoding):
+        ``[type, count]`` by the type's id (a union type hashes its members on every lookup)."""
+        self._rows: dict[object, tuple[object, MethodSpec[Any, Any]]] = {}
+        """The checked row each request we send goes with, by its spec's identity or name."""
+        self._rows_of: Mapping[str, MethodSpec[Any, Any]] | None = None
+        """The method table ``_rows`` were checked against (another one: checked anew)."""
 
     # -- state -------------------------------------------------------------------------------
 
@@ -407,7 +411,13 @@ class Session(Sending):
             return
         assert isinstance(id_, int)
         spec = pending.spec
-        self._expect(spec, -1)
+        result_type = spec.result  # ``_expect(spec, -1)``, inlined
+        entry = self._awaiting.get(id(result_type))
+        if entry is not None:
+            if entry[1] > 1:
+                entry[1] -= 1
+            else:
+                del self._awaiting[id(result_type)]
         if pending.progress_token is not None:
             self._out_tokens.pop(pending.progress_token, None)
         method = spec.method

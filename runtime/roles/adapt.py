@@ -298,27 +298,39 @@ async def connect_client(
     client.server_info, client.instructions = chosen.server_info, chosen.instructions
 
     notes = _route(steps, order, "notifications/progress", theirs, ours, received=True)
+    client.sender = _ConvertingSender(chosen, sent, notes)
 
-    async def send(
-        spec: MethodSpec[Any, Any], params: Any, timeout: float | None, progress: Any
+
+class _ConvertingSender:
+    """The sender of a client spoken to a server of another revision (``client_send.py``):
+    each call converted into the revision ``chosen`` speaks, sent through ``chosen``'s own
+    sender, and its result converted back, so the client's caller gets its own revision's
+    types (and its progress callback its own revision's params)."""
+
+    __slots__ = ("chosen", "notes", "sent")
+
+    def __init__(
+        self, chosen: ClientBase[Any], sent: Mapping[str, _Route], notes: _Route | None
+    ) -> None:
+        self.chosen, self.sent, self.notes = chosen, sent, notes
+
+    async def request(
+        self, spec: MethodSpec[Any, Any], params: Any, timeout: float | None, progress: Any
     ) -> Any:
-        route = sent.get(spec.method)
+        """Convert the call down, send it as ``chosen``'s, convert its result up."""
+        route = self.sent.get(spec.method)
         if route is None:
-            raise _missing(spec.method, chosen.protocol_version)
+            raise _missing(spec.method, self.chosen.protocol_version)
         out = _convert(route.down, params, route.outer.params)
-        if progress is not None and notes is not None:  # progress comes in our revision's type
-            progress = _progress(progress, notes)
-        got = await chosen._send_request(  # pyright: ignore[reportPrivateUsage]
-            route.outer, out, timeout, progress
-        )
+        if progress is not None and self.notes is not None:  # progress in our revision's type
+            progress = _progress(progress, self.notes)
+        got = await self.chosen.sender.request(route.outer, out, timeout, progress)
         return _convert(route.up, got, route.inner.result)
 
-    async def notify(method: MethodSpec[Any, None], params: Any, *, related: bool = True) -> None:
-        route = sent.get(method.method)
+    async def notify(self, method: MethodSpec[Any, None], params: Any, related: bool) -> None:
+        """Convert the notification down and send it as ``chosen``'s."""
+        route = self.sent.get(method.method)
         if route is None:
-            raise _missing(method.method, chosen.protocol_version)
+            raise _missing(method.method, self.chosen.protocol_version)
         out = _convert(route.down, params, route.outer.params)
-        await chosen.notify(route.outer, out, related=related)
-
-    client._send_request = send  # type: ignore[method-assign]
-    client.notify = notify  # type: ignore[method-assign]
+        await self.chosen.notify(route.outer, out, related=related)

@@ -11,7 +11,12 @@ found through ``dispatch.py`` as a server's request would be) and the request is
 with ``inputResponses`` and the echoed ``requestState``, at most ``max_rounds`` times.
 
 ``subscriptions/listen`` runs over the same peer: its notifications carry the listen request's
-id under ``_meta`` and are routed to that listen's callback instead of ``on_notification``.
+id under ``_meta`` and are routed to that listen's callback instead of ``on_notification``
+(``listen_client.py``: the ``Subscription`` iterator over it).
+
+``StatelessRequests`` is such a client's ``sender`` (``client_send.py``): the ``_meta`` is made
+once per connection (again only when ``version`` or ``log_level`` is set), and how each row
+is sent (itself, or the variant that may ask for input or become a task) once per row.
 
 ``probe`` sends ``server/discover`` and raises ``HandshakeServer`` on the answers that mean the
 server speaks the initialize era: -32601 or any error only a handshake server sends (anything
@@ -27,7 +32,7 @@ import contextlib
 import copy
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final, Union, cast
 
 import msgspec
@@ -65,6 +70,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MAX_ROUNDS: Final = 8
 """How many times a request is sent before an answer that still asks for input fails it."""
+MAX_ROWS: Final = 256
+"""Most rows (and variants) a client without handshake keeps how it sends them for."""
 DEFAULT_PROBE_TIMEOUT: Final = 5.0
 """How long auto mode waits for ``server/discover`` before trying ``initialize``."""
 
@@ -119,6 +126,22 @@ def asking(spec: MethodSpec[Any, Any]) -> MethodSpec[Any, Any]:
 _ASKING: dict[int, tuple[MethodSpec[Any, Any], MethodSpec[Any, Any]]] = {}
 
 
+class _Untyped:
+    """No params are of this type: a row whose params have no ``_meta`` field names it."""
+
+
+class _Row(msgspec.Struct, frozen=True, gc=False):
+    """How a client without handshake sends one row (worked out once per row)."""
+
+    spec: MethodSpec[Any, Any]
+    sent: MethodSpec[Any, Any]
+    """The row itself, or the variant that may answer ``InputRequired`` (or a task)."""
+    follows: bool
+    """Whether a task the server makes of the call is followed to its end."""
+    typed: type[Any]
+    """The params Struct with a ``meta`` field whose ``_meta`` is set without a look."""
+
+
 class _Listener:
     """Where the notifications of one listen stream go, once its id is known."""
 
@@ -143,39 +166,59 @@ class StatelessRequests:
         tasks: bool = False,
     ) -> None:
         self.conn = conn
-        self.version = version
         self.max_rounds = max_rounds
-        self.log_level = log_level
         self.tasks = tasks
         """Whether the client declares the tasks extension: a plain ``tools/call`` that the
         server makes a task is followed to its end (``task_client.follow``)."""
         # Declared once, as initialize declares them: every request carries the same keys.
         self._capabilities = capabilities
         self._client_info = client_info
-        self._cached: tuple[str, str | None, dict[str, Any]] | None = None
+        self._version = version
+        self._log_level = log_level
+        self._meta = self._made_meta()
+        self._rows: dict[int, _Row] = {}
+        """How each row is sent, by the row's identity."""
         self._listeners: dict[object, _Listener] = {}
         self._opening: _Listener | None = None
         self._open_lock = asyncio.Lock()
 
     # -- _meta ---------------------------------------------------------------------------
 
+    @property
+    def version(self) -> str:
+        """The protocol version every request states."""
+        return self._version
+
+    @version.setter
+    def version(self, value: str) -> None:
+        """State another version from the next request on."""
+        self._version = value
+        self._meta = self._made_meta()
+
+    @property
+    def log_level(self) -> str | None:
+        """The log level every request asks for (None: no logs)."""
+        return self._log_level
+
+    @log_level.setter
+    def log_level(self, value: str | None) -> None:
+        """Ask for another log level from the next request on."""
+        self._log_level = value
+        self._meta = self._made_meta()
+
     def meta(self) -> dict[str, Any]:
         """The per-request ``_meta`` keys of this client (a copy to change at will)."""
-        return copy.deepcopy(self._shared_meta())
+        return copy.deepcopy(self._meta)
 
-    def _shared_meta(self) -> dict[str, Any]:
-        """``meta()`` made once per (version, log level); only ever read (encoded into frames)."""
-        cached = self._cached
-        if cached is not None and cached[0] == self.version and cached[1] == self.log_level:
-            return cached[2]
+    def _made_meta(self) -> dict[str, Any]:
+        """``meta()``, made once per version and log level; only ever read (encoded)."""
         meta: dict[str, Any] = {
-            META_VERSION: self.version,
+            META_VERSION: self._version,
             META_CAPABILITIES: self._capabilities,
             META_CLIENT_INFO: self._client_info,
         }
-        if self.log_level is not None:
-            meta[META_LOG_LEVEL] = self.log_level
-        self._cached = (self.version, self.log_level, meta)
+        if self._log_level is not None:
+            meta[META_LOG_LEVEL] = self._log_level
         return meta
 
     def with_meta(self, params: object) -> object:
@@ -184,7 +227,7 @@ class StatelessRequests:
         Client capabilities the params' own ``_meta`` states stand (a bridge forwarding for a
         client that lacks one of ours); the other keys of ours replace theirs.
         """
-        meta = self._shared_meta()
+        meta = self._meta
         if params is None:
             return {"_meta": meta}
         if isinstance(params, msgspec.Struct) and "meta" in params.__struct_fields__:
@@ -208,19 +251,30 @@ class StatelessRequests:
     ) -> Any:
         """One request with this client's ``_meta``; once more on -32022 naming our version."""
         body = self.with_meta(params)
-        peer = self.conn.peer
         try:
-            try:
-                return await peer.request(spec, body, timeout=timeout, progress=progress)
-            except MCPError as exc:
-                if not _lists_our_version(exc, self.version):
-                    raise
-            # the server (or a proxy before it) changed between two requests: retry once
-            return await peer.request(spec, body, timeout=timeout, progress=progress)
+            return await self.conn.peer.request(spec, body, timeout=timeout, progress=progress)
         except MCPError as exc:
-            data = as_object(exc.data)
+            return await self._again(exc, spec, body, timeout, progress)
+
+    async def _again(
+        self,
+        exc: MCPError,
+        spec: MethodSpec[Any, Any],
+        body: Any,
+        timeout: float | None,
+        progress: ProgressCallback[Any] | None,
+    ) -> Any:
+        """After an error answer: send again if it is -32022 naming our version (the server,
+        or a proxy before it, changed between two requests), else raise it; a request whose
+        stream ended before its answer raises ``ConnectionClosed``."""
+        try:
+            if not _lists_our_version(exc, self._version):
+                raise exc
+            return await self.conn.peer.request(spec, body, timeout=timeout, progress=progress)
+        except MCPError as error:
+            data = as_object(error.data)
             if data is not None and data.get(STREAM_CLOSED) is True:
-                raise ConnectionClosed(exc.message) from None
+                raise ConnectionClosed(error.message) from None
             raise
 
     async def request(
@@ -232,19 +286,70 @@ class StatelessRequests:
     ) -> Any:
         """Send a request, answer its input rounds, return its typed result (a task the server
         made of a plain ``tools/call`` of a client declaring the tasks extension: followed)."""
-        if not spec.input_required:
-            return await self.send(spec, params, timeout, progress)
-        follows = self.tasks and spec.method == "tools/call" and not accepts_task(spec)
-        variant = asking(accepting_task(spec) if follows else spec)
-        for _ in range(self.max_rounds):
-            result = await self.send(variant, params, timeout, progress)
+        row = self._rows.get(id(spec))
+        if row is None or row.spec is not spec:
+            row = self._row(spec)
+        sent = row.sent
+        found: Any = params  # the typed stubs' params: a Struct with ``_meta`` unset
+        if type(params) is row.typed and found.meta is UNSET:
+            body: Any = msgspec.structs.replace(found, meta=self._meta)
+        else:
+            body = self.with_meta(params)
+        try:
+            result = await self.conn.peer.request(sent, body, timeout=timeout, progress=progress)
+        except MCPError as exc:
+            result = await self._again(exc, sent, body, timeout, progress)
+        if sent is spec:  # a request that asks for no input
+            return result
+        if row.follows and isinstance(result, CreatedTask):
+            return await follow(self, spec, result, timeout)
+        if not isinstance(result, InputRequired):
+            return result
+        return await self._rounds(spec, sent, params, result, timeout, progress, row.follows)
+
+    def _row(self, spec: MethodSpec[Any, Any]) -> _Row:
+        """How ``spec`` is sent (worked out once per row): as itself, or as the variant that
+        may answer ``InputRequired`` (and a task, to follow when the extension is declared)."""
+        follows = (
+            spec.input_required
+            and self.tasks
+            and spec.method == "tools/call"
+            and not accepts_task(spec)
+        )
+        sent = asking(accepting_task(spec) if follows else spec)
+        fields: object = getattr(spec.params, "__struct_fields__", ())
+        typed = spec.params if isinstance(fields, tuple) and "meta" in fields else _Untyped
+        if len(self._rows) >= MAX_ROWS:  # rows are few; only tests make many variants
+            self._rows.clear()
+        row = self._rows[id(spec)] = _Row(spec, sent, follows, typed)
+        return row
+
+    async def _rounds(
+        self,
+        spec: MethodSpec[Any, Any],
+        sent: MethodSpec[Any, Any],
+        params: Any,
+        asked: InputRequired,
+        timeout: float | None,
+        progress: ProgressCallback[Any] | None,
+        follows: bool,
+    ) -> Any:
+        """The rounds after the first answer asked for input, at most ``max_rounds`` in all."""
+        for _ in range(self.max_rounds - 1):
+            params = await self._next_round(params, asked)
+            result = await self.send(sent, params, timeout, progress)
             if follows and isinstance(result, CreatedTask):
                 return await follow(self, spec, result, timeout)
             if not isinstance(result, InputRequired):
                 return result
-            params = await self._next_round(params, result)
+            asked = result
         message = f"{spec.method}: still input_required after {self.max_rounds} rounds"
         raise MCPError(INTERNAL_ERROR, message)
+
+    async def notify(self, method: MethodSpec[Any, None], params: Any, related: bool) -> None:
+        """Send a notification the capabilities allow (no ``_meta``: it answers nothing)."""
+        spec = self.conn.check(method, sending=True)
+        await self.conn.peer.notify(spec, params, related=related)
 
     async def _next_round(self, params: Any, asked: InputRequired) -> Any:
         """The params of the next round: the answers to what was asked, the echoed state."""
@@ -350,78 +455,6 @@ class StatelessRequests:
         except Exception:  # a faulty listener must not stop the connection
             log.exception("listener of %s failed", notification.method)
         return True
-
-
-class Subscription:
-    """A running ``subscriptions/listen``: ``honored`` filter, then change notifications."""
-
-    def __init__(self, requests: StatelessRequests, notifications: Mapping[str, Any]) -> None:
-        self._queue: asyncio.Queue[tuple[str, Any] | None] = asyncio.Queue(maxsize=1024)
-        self._acked = asyncio.Event()
-        self.honored: dict[str, Any] = {}
-        """The filter the server honours (from its acknowledgement)."""
-        self.result: Any = None
-        """The listen result, once the server ended the subscription."""
-        self._task = asyncio.ensure_future(self._run(requests, notifications))
-
-    async def _run(self, requests: StatelessRequests, notifications: Mapping[str, Any]) -> None:
-        async def deliver(method: str, params: Any) -> None:
-            if method == ACKNOWLEDGED:
-                self.honored = dict(params.get("notifications") or {})
-                self._acked.set()
-                return
-            if self._queue.full():  # a slow reader: drop the oldest change, keep the newest
-                self._queue.get_nowait()
-            self._queue.put_nowait((method, params))
-
-        try:
-            self.result = await requests.listen(notifications, deliver)
-        finally:
-            self._acked.set()
-            if self._queue.full():
-                self._queue.get_nowait()
-            self._queue.put_nowait(None)
-
-    async def started(self, timeout: float | None) -> Subscription:
-        """Wait for the acknowledgement (or for the request to fail)."""
-        async with asyncio.timeout(timeout):
-            await self._acked.wait()
-        if self._task.done() and (failure := self._task.exception()) is not None:
-            raise failure
-        return self
-
-    def __aiter__(self) -> Subscription:
-        """Iterate over (method, params) of each change notification."""
-        return self
-
-    async def __anext__(self) -> tuple[str, Any]:
-        """The next change; the iteration ends when the server ends the subscription."""
-        item = await self._queue.get()
-        if item is None:
-            raise StopAsyncIteration
-        return item
-
-    async def close(self) -> None:
-        """Cancel the subscription (``notifications/cancelled``; over HTTP its stream closes)."""
-        self._task.cancel()
-        with contextlib.suppress(BaseException):
-            await self._task
-
-
-@contextlib.asynccontextmanager  # pyright: ignore[reportDeprecated]
-async def open_listen(
-    requests: StatelessRequests | None, timeout: float | None, notifications: Mapping[str, Any]
-) -> AsyncIterator[Subscription]:
-    """A listen stream over ``requests`` (None: the client is not connected without handshake)."""
-    if requests is None:
-        raise MCPError(
-            METHOD_NOT_FOUND, "subscriptions/listen needs a connection without handshake"
-        )
-    subscription = Subscription(requests, notifications)
-    try:
-        yield await subscription.started(timeout)
-    finally:
-        await subscription.close()
 
 
 def _merged(own: dict[str, Any] | None, meta: dict[str, Any]) -> dict[str, Any]:

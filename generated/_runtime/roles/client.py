@@ -7,7 +7,9 @@
   the server chose, then ``notifications/initialized``;
 - without: the session runs in the ``STATELESS`` phase, ``server/discover`` is probed, and
   every request carries its own ``_meta`` (``stateless_client.py``).
-Requests are refused locally when the server did not declare the capability they need.
+Requests are refused locally when the server did not declare the capability they need (the
+verdict kept per method); every request and notification then goes through the client's
+``sender`` (``client_send.py``), the one seam the revision adapter replaces.
 
 ``connect.py`` decides the era of a server a client does not know (``connect_auto``).
 """
@@ -16,18 +18,24 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar, cast, runtime_checkable
+from typing import Any, ClassVar, Final, Generic, Self, TypeVar, cast
 
 import msgspec
 
 from ..core.codec import convert
-from ..core.errors import MCPError, SessionExpired
 from ..core.events import Notification
 from ..core.lifecycle import Phase, accept_version, as_json
 from ..core.meta import META_SERVER_INFO
 from ..core.methods import MethodSpec, RevisionFacts
 from ..core.session import Session
 from ..core.transport import Transport
+from .client_facts import (
+    ConnectResultLike,
+    InitializeResultLike,
+    common_capabilities,
+    initialize_fields,
+)
+from .client_send import SendsRequests, SessionSender
 from .connection import (
     DEFAULT,
     Connection,
@@ -58,43 +66,21 @@ DEFAULT_TIMEOUT_S = 60.0
 """How long a request waits for its response unless the call or the client says otherwise."""
 
 
-@runtime_checkable
-class InitializeResultLike(Protocol):
-    """What the client reads of any revision's ``InitializeResult``."""
-
-    @property
-    def protocol_version(self) -> str:
-        """The version the server chose."""
-        ...
-
-    @property
-    def capabilities(self) -> object:
-        """The server's capabilities."""
-        ...
-
-    @property
-    def server_info(self) -> object:
-        """The server's name and version."""
-        ...
-
-    @property
-    def instructions(self) -> str | msgspec.UnsetType:
-        """How to use the server, if it says."""
-        ...
-
-
-@runtime_checkable
-class ConnectResultLike(Protocol):
-    """What every revision's connect result has: ``InitializeResult`` or ``DiscoverResult``."""
-
-    @property
-    def capabilities(self) -> object:
-        """The server's capabilities."""
-        ...
-
-
 InitT = TypeVar("InitT", bound=ConnectResultLike)
 ClientT = TypeVar("ClientT", bound="ClientBase[Any]")
+P = TypeVar("P")
+R = TypeVar("R")
+_Verdict = tuple[
+    MethodSpec[Any, Any],
+    MethodSpec[Any, Any],
+    Mapping[str, MethodSpec[Any, Any]],
+    dict[str, Any],
+    dict[str, Any],
+]
+"""(the spec given, the row to send it with, the method table and both capabilities it held
+under): a capability verdict, good while the client holds the same three objects."""
+MAX_VERDICTS: Final = 256
+"""Most methods (rows and variants) a client keeps a capability verdict for."""
 
 
 class ClientBase(Connection, Generic[InitT]):
@@ -131,6 +117,12 @@ class ClientBase(Connection, Generic[InitT]):
         timeout: float | None = DEFAULT_TIMEOUT_S,
     ) -> None:
         super().__init__()
+        self._verdicts: dict[int, _Verdict] = {}
+        """The row to send each allowed method with, by the identity of the spec a caller gives
+        (good while the method table and both sides' capabilities are the ones it names)."""
+        self.sender: SendsRequests = SessionSender(self)
+        """Where every request and notification of this client goes (``client_send.py``): the
+        session's, the request path without a handshake, or the revision adapter's."""
         self.name = name
         self.version = version
         self.timeout = timeout
@@ -141,7 +133,8 @@ class ClientBase(Connection, Generic[InitT]):
         self.instructions: str | None = None
         self.initialize_result: InitT | None = None
         self._reader: asyncio.Task[None] | None = None
-        self._generation = 0
+        self.session_generation = 0
+        """How many times the session was started again (HTTP: the server ended it)."""
         self._renew_lock = asyncio.Lock()
         self.stateless: StatelessRequests | None = None
         """The request path once connected without a handshake (``_meta``, input rounds)."""
@@ -227,6 +220,7 @@ class ClientBase(Connection, Generic[InitT]):
             log_level=log_level,
             tasks=self.tasks_extension,
         )
+        self.sender = self.stateless
         return self.stateless
 
     def _open(
@@ -243,6 +237,7 @@ class ClientBase(Connection, Generic[InitT]):
         self.peer = Peer(
             session, transport, self._on_request, self._on_notification, describe_close
         )
+        self.sender = SessionSender(self)
         self._reader = asyncio.create_task(self.peer.run())
 
     def adopt_discover(self, result: InitT) -> InitT:
@@ -261,7 +256,7 @@ class ClientBase(Connection, Generic[InitT]):
     async def _finish(self, result: InitT) -> None:
         """Adopt the server's initialize result and send ``notifications/initialized``."""
         self.initialize_result = result
-        init = _initialize_fields(result)
+        init = initialize_fields(result)
         self.negotiate(init.protocol_version, self.METHODS, batch=self.SUPPORTS_BATCH)
         self.handlers = implemented_handlers(self, self.ROUTES)  # as declared at this handshake
         self.their_capabilities = as_json(init.capabilities)
@@ -350,7 +345,7 @@ class ClientBase(Connection, Generic[InitT]):
             first._take_over(probed)
         else:
             first._open(transport, describe_close, Phase.AWAITING_INITIALIZE)
-        declared = _common_capabilities([c.capabilities() for c in ordered])
+        declared = common_capabilities([c.capabilities() for c in ordered])
         try:
             result = await first._initialize(declared)
             chosen = by_version[accept_version(result.protocol_version, by_version)]
@@ -366,36 +361,54 @@ class ClientBase(Connection, Generic[InitT]):
 
     # -- requests ---------------------------------------------------------------------------
 
-    async def _send_request(
+    async def request(
         self,
-        spec: MethodSpec[Any, Any],
-        params: Any,
-        timeout: float | None,
-        progress: ProgressCallback[Any] | None,
-    ) -> Any:
-        """Send one request; if the server ended the HTTP session, start a new one and retry."""
-        if self.stateless is not None:  # no handshake: per-request _meta, input rounds
-            return await self.stateless.request(spec, params, timeout, progress)
-        generation = self._generation
-        try:
-            return await self.peer.request(spec, params, timeout=timeout, progress=progress)
-        except (SessionExpired, MCPError) as exc:
-            if isinstance(exc, MCPError) and not _session_expired(exc):
-                raise
-            # The server ended the session (HTTP 404): start a new one, then retry once.
-            await self._renew_session(generation)
-            return await self.peer.request(spec, params, timeout=timeout, progress=progress)
+        method: MethodSpec[P, R],
+        params: P,
+        *,
+        timeout: float | Default | None = DEFAULT,
+        progress: ProgressCallback[Any] | None = None,
+    ) -> R:
+        """Send a request the capabilities allow, through ``sender``; return its typed result."""
+        found = self._verdicts.get(id(method))
+        if (
+            found is not None
+            and found[0] is method
+            and found[2] is self.methods
+            and found[3] is self.our_capabilities
+            and found[4] is self._their_capabilities
+        ):
+            spec = found[1]
+        else:
+            spec = self._allowed(method)
+        wait = self.timeout if isinstance(timeout, Default) else timeout
+        result: R = await self.sender.request(spec, params, wait, progress)
+        return result
 
-    async def _renew_session(self, generation: int) -> None:
-        """Run the handshake again, once, however many requests found the session expired."""
+    def _allowed(self, method: MethodSpec[Any, Any]) -> MethodSpec[Any, Any]:
+        """The row to send ``method`` with, if the capabilities allow it (the verdict kept)."""
+        spec = self.check(method, sending=True)
+        if len(self._verdicts) >= MAX_VERDICTS:  # rows are few: only tests make many variants
+            self._verdicts.clear()
+        theirs = self._their_capabilities
+        self._verdicts[id(method)] = (method, spec, self.methods, self.our_capabilities, theirs)
+        return spec
+
+    async def notify(self, method: MethodSpec[P, None], params: P, *, related: bool = True) -> None:
+        """Send a notification the capabilities allow, through ``sender``."""
+        await self.sender.notify(method, params, related)
+
+    async def renew_session(self, generation: int) -> None:
+        """Run the handshake again, once, however many requests found the session expired
+        since ``generation`` (``session_generation`` when they were sent)."""
         async with self._renew_lock:
-            if generation != self._generation:
+            if generation != self.session_generation:
                 return
             self.peer.session.restart()
             result = await self._initialize(self.our_capabilities)
-            accept_version(_initialize_fields(result).protocol_version, [self.PROTOCOL_VERSION])
+            accept_version(initialize_fields(result).protocol_version, [self.PROTOCOL_VERSION])
             await self._finish(result)
-            self._generation += 1
+            self.session_generation += 1
 
     async def _initialize(self, capabilities: dict[str, Any]) -> InitT:
         """Send ``initialize`` with this client's version and ``capabilities``."""
@@ -436,35 +449,3 @@ async def connect_any(
     client speaks, that client takes over the connection. Otherwise ``UnsupportedVersion``.
     """
     return await ClientBase.handshake(transport, clients, describe_close)
-
-
-def _initialize_fields(result: object) -> InitializeResultLike:
-    """The initialize result's fields (a revision without ``initialize`` never gets here)."""
-    if not isinstance(result, InitializeResultLike):
-        raise TypeError(f"not an InitializeResult: {type(result).__name__}")
-    return result
-
-
-def _common_capabilities(every: list[dict[str, Any]]) -> dict[str, Any]:
-    """Return the capabilities all of ``every`` declare (whichever client is chosen has them)."""
-    common: dict[str, Any] = {}
-    for name, value in every[0].items():
-        others = [caps.get(name) for caps in every[1:]]
-        if any(other is None for other in others):
-            continue
-        if isinstance(value, dict):
-            members = cast(dict[str, Any], value)
-            common[name] = {
-                k: v
-                for k, v in members.items()
-                if all(isinstance(o, dict) and k in o for o in others)
-            }
-        else:
-            common[name] = value
-    return common
-
-
-def _session_expired(error: MCPError) -> bool:
-    """Whether an error answer says the HTTP session expired (the transport marks it)."""
-    data: object = error.data
-    return isinstance(data, dict) and cast(dict[str, Any], data).get("sessionExpired") is True

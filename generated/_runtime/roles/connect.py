@@ -17,13 +17,12 @@ from typing import Any, Final, TypeVar, cast
 from ..core.errors import MCPError
 from ..core.transport import Transport
 from .client import ClientBase, InitT
+from .listen_client import Subscription, open_listen
 from .stateless_client import (
     DEFAULT_MAX_ROUNDS,
     DEFAULT_PROBE_TIMEOUT,
     HandshakeServer,
     StatelessRequests,
-    Subscription,
-    open_listen,
 )
 
 __all__ = [
