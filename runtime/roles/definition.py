@@ -19,11 +19,17 @@ from .connection import (
     declares_logging,
     implemented_capabilities,
 )
+from .dispatch import route_table
 from .tasks import TaskSupport, receivable, task_capabilities
 
 
 class ServerSide(Connection):
     """The server's end of one connection (with a handshake or without one)."""
+
+    def reroute(self) -> None:
+        """Work out the route of every method again, from the handlers, capabilities,
+        builtins and tasks as they are now (called wherever those change)."""
+        self.routes = route_table(self)
 
     async def log(
         self, level: str, data: Any, logger: str | None = None, facts: RequestFacts | None = None

@@ -64,6 +64,7 @@ class ServerConnection(ServerSide):
         # The peer calls the dispatcher itself: no coroutine of ours between them per request.
         answer = functools.partial(dispatch_request, self)
         self.peer = Peer(session, transport, answer, self._on_notification)
+        self.reroute()
 
     @property
     def initialized(self) -> bool:
@@ -107,6 +108,7 @@ class ServerConnection(ServerSide):
         support = server.task_support  # no task variants to work out without task support
         variants = {} if support is None else receivable(server.TASKS, "client")
         self.tasks = attach_tasks(self, support, variants)
+        self.reroute()
 
     async def _initialize(self, request: Request) -> dict[str, Any]:
         params = as_json(request.params)

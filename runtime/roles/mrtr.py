@@ -27,7 +27,7 @@ from ..core.codec import convert
 from ..core.errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError, RoundTripSignal
 from ..core.sealed import InvalidRequestState, StateSealer, binding
 from ..core.wire import as_object
-from .connection import RequestContext, RequestFacts
+from .connection import RequestContext, RequestFacts, client_capabilities
 from .dispatch import Handler
 
 INPUT_CAPABILITY: Final = {
@@ -176,7 +176,8 @@ class RoundsAsker(msgspec.Struct):
 
     method: str
     params: Any
-    client_capabilities: Mapping[str, Any]
+    meta: Mapping[str, Any]
+    """The request's ``_meta`` (``RequestFacts.meta``): the client's capabilities, read if asked."""
     result_types: Mapping[str, Any]
     sealer: StateSealer
     """Seals the state of the ``InputRequiredResult`` (the server's key)."""
@@ -187,9 +188,8 @@ class RoundsAsker(msgspec.Struct):
     def rounds(self) -> Rounds:
         """The rounds of this request (a first round's, opened now if not yet)."""
         if self.opened is None:
-            self.opened = Rounds(
-                self.method, _Lazy(self.params), {}, self.client_capabilities, self.result_types
-            )
+            caps = client_capabilities(self.meta)
+            self.opened = Rounds(self.method, _Lazy(self.params), {}, caps, self.result_types)
         return self.opened
 
     async def ask(self, method: str, params: Any, key: str | None = None) -> Any:
@@ -222,8 +222,7 @@ def with_rounds(
             except (InvalidRequestState, InvalidInputResponse) as exc:
                 raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
         if facts.asker is None:
-            caps = facts.client_capabilities
-            facts.asker = RoundsAsker(method, params, caps, result_types, sealer, opened)
+            facts.asker = RoundsAsker(method, params, facts.meta, result_types, sealer, opened)
         return handler(params, ctx)
 
     return rounds

@@ -384,7 +384,8 @@ class Peer(PeerWrites):
             await report_progress(callback, event.params, event.request_id)
 
     async def _answer(self, request: Request) -> None:
-        """Run the handler of one incoming request and send its result or error."""
+        """Run the handler of one incoming request and send its result or error (a result
+        by plain calls where the transport takes lines: ``answer_now``)."""
         CURRENT_REQUEST.set(request.id)
         try:
             result = await self._on_request(request)
@@ -404,10 +405,15 @@ class Peer(PeerWrites):
             self.session.send_error(request.id, INTERNAL_ERROR, "Internal error")
         else:
             try:
-                self.session.send_response(request.id, result)
+                rest = self.answer_now(request.id, result)
             except LocalProtocolError as exc:
                 logger.exception("cannot send the answer to %s %s", request.method, request.id)
                 self.session.send_error(request.id, INTERNAL_ERROR, f"Internal error: {exc}")
+            else:
+                if rest is not None:
+                    self._running.pop(request.id, None)
+                    await rest
+                return
         finally:
             self._running.pop(request.id, None)  # answered: no cancellation reaches it now
         rest = self.flush_now()

@@ -359,12 +359,15 @@ class TaskStarter:
         """The tools whose calls may be tasks, when the tasks say so once; None: every call
         is planned (``ExtensionTasks.plan``)."""
 
+    def starts(self, method: str) -> bool:
+        """Whether a request of ``method`` may become a task: ``tools/call`` only."""
+        return method == "tools/call"
+
     def maybe_start(self, request: Request, handler: Handler) -> Awaitable[Any] | None:
         """None: run it as usual; else the ``CreateTaskResult`` (or the result, if no task
-        began), awaited. The plan is made without waiting; a tool that is never a task
-        (``task_tools``, worked out once) is told apart by one lookup."""
-        if request.method != "tools/call":
-            return None
+        began), awaited. Asked only for a ``tools/call`` (``starts``). The plan is made without
+        waiting; a tool that is never a task (``task_tools``, worked out once) is told apart
+        by one lookup."""
         params: Any = request.params  # a dict or typed params: read without a cast call
         kind = params.__class__
         tool: object = params.get("name") if kind is dict else getattr(params, "name", None)

@@ -58,6 +58,7 @@ from .wire import (
     Malformed,
     Outbound,
     OutError,
+    OutResult,
     as_id,
     meta_of,
     parse,
@@ -344,6 +345,26 @@ class Session(Sending):
                 events.append(Request(id_, method, params, token))
                 return
         self._refuse(events, error, id_, b)
+
+    def answer_line(self, request_id: RequestId, result: Any) -> bytes | None:
+        """Answer the peer's request ``request_id`` with ``result`` as one line to write now
+        (the frame and its newline, encoded once), or None where the answer goes the usual way
+        instead (``send_response``: behind what is queued, into its batch, or nowhere, the
+        request cancelled). Raises ``LocalProtocolError`` (the request stays in flight) when
+        ``result`` cannot be encoded."""
+        entry = self._incoming.get(request_id)
+        if entry is None or entry.batch is not None or self._queue:
+            self.send_response(request_id, result)
+            return None
+        try:
+            line = ENCODER.encode(OutResult("2.0", request_id, result)) + b"\n"
+        except (TypeError, msgspec.EncodeError) as exc:
+            raise LocalProtocolError(f"cannot encode: {exc}") from exc
+        del self._incoming[request_id]
+        token = entry.progress_token
+        if token is not None:
+            self._in_tokens.pop(token, None)
+        return line
 
     def _on_notification(self, method: str, raw: Any, events: list[Event]) -> None:
         """Decode one incoming notification; unknown ones are ignored, bad ones recorded."""

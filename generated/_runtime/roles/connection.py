@@ -24,7 +24,7 @@ from ..core.methods import MethodSpec
 from ..core.tasks import variant
 from ..core.transport import ClosesStreams
 from . import dispatch
-from .dispatch import Builtin, Handler, StartsTasks
+from .dispatch import Builtin, Handler, Route, StartsTasks
 from .peer import RELATED_REQUEST, Peer, ProgressCallback
 
 if TYPE_CHECKING:
@@ -97,13 +97,10 @@ def client_capabilities(meta: object) -> dict[str, Any]:
 class RequestFacts(msgspec.Struct):
     """What a request without a handshake says about itself in ``_meta``, and where its
     questions to the client go: the per-request facts a handshake would have said once (a
-    Struct: made in C, one per request)."""
+    Struct: made in C, one per request; each fact read from ``_meta`` when asked for)."""
 
-    version: str
-    client_capabilities: dict[str, Any]
-    client_info: dict[str, Any]
-    log_level: str | None
-    """The lowest level the client wants logs at for this request (None: no logs)."""
+    meta: dict[str, Any]
+    """The request's ``_meta`` (the session's ``PER_REQUEST`` rows checked it; never written)."""
     asker: Asks | None = None
     """Where ``ctx.elicit(...)`` and the like go: the MRTR rounds, or the task once it began."""
     streaming: bool = True
@@ -115,18 +112,29 @@ class RequestFacts(msgspec.Struct):
     def read(cls, meta: object) -> RequestFacts:
         """The facts of a request's ``_meta`` (the session's ``PER_REQUEST`` rows checked it)."""
         found: Any = meta  # a dict once tested (not ``cast``: a call per request)
-        if type(meta) is not dict:
-            found = _NO_META
-        level = found.get(META_LOG_LEVEL)
-        version = found.get(META_VERSION)
-        capabilities: dict[str, Any] = found.get(META_CAPABILITIES)
-        info: dict[str, Any] = found.get(META_CLIENT_INFO)
-        return cls(
-            version if type(version) is str else "",
-            capabilities if type(capabilities) is dict else {},
-            info if type(info) is dict else {},
-            level if type(level) is str and level in _LEVELS else None,
-        )
+        return cls(found if type(meta) is dict else _NO_META)
+
+    @property
+    def version(self) -> str:
+        """The protocol version the request is made in ("" where none is stated)."""
+        version = self.meta.get(META_VERSION)
+        return version if type(version) is str else ""
+
+    @property
+    def client_capabilities(self) -> dict[str, Any]:
+        """The client's capabilities, as the request declares them (its own object)."""
+        return client_capabilities(self.meta)
+
+    @property
+    def client_info(self) -> dict[str, Any]:
+        """The client's name and version, as the request states them (its own object)."""
+        return _object(self.meta.get(META_CLIENT_INFO))
+
+    @property
+    def log_level(self) -> str | None:
+        """The lowest level the client wants logs at for this request (None: no logs)."""
+        level = self.meta.get(META_LOG_LEVEL)
+        return level if type(level) is str and level in _LEVELS else None
 
     async def ask(self, method: str, params: Any, key: str | None = None) -> Any:
         """Ask the client: in an MRTR round, or through the task once there is one."""
@@ -330,6 +338,10 @@ class Connection:
         """Requests the role answers when the owner does not (``logging/setLevel``)."""
         self.tasks: StartsTasks | None = None
         """Runs task-augmented requests and answers ``tasks/*`` when the owner supports tasks."""
+        self.routes: dict[str, Route] | None = None
+        """The route of every method, worked out once (``dispatch.route_table``) by a role whose
+        handlers are set once per handshake (a server: ``ServerSide.reroute``); None: each
+        request's route is worked out as it comes."""
 
     @property
     def their_capabilities(self) -> dict[str, Any]:

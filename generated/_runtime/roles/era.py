@@ -25,7 +25,7 @@ from ..core.message import Message
 from ..core.meta import META_VERSION
 from ..core.transport import ConnectionClosed, PushesFrames, RelatedId, Transport
 from ..core.wire import Inbound, Malformed, Outbound, as_id
-from ..transports.lines import WritesNow
+from ..transports.lines import WritesLines, WritesNow
 from .definition import ServerDefinition
 from .handshake import ServerConnection
 from .peer import Peer
@@ -159,9 +159,24 @@ class _InnerNow(_Inner):
         self.write_now = now.write_now
 
 
+class _InnerLines(_InnerNow):
+    """A share of a stream that takes lines (stdio): so does the share."""
+
+    write_line: Callable[[bytes, bool], Coroutine[Any, Any, None] | None]
+    """The stream's own (``WritesLines``): its peer stops writing once it closed this share."""
+
+    def __init__(self, outer: Transport, now: WritesNow, lines: WritesLines) -> None:
+        super().__init__(outer, now)
+        self.write_line = lines.write_line
+
+
 def _share(outer: Transport) -> _Inner:
     """A connection's share of the stream ``outer``."""
-    return _InnerNow(outer, outer) if isinstance(outer, WritesNow) else _Inner(outer)
+    if not isinstance(outer, WritesNow):
+        return _Inner(outer)
+    if isinstance(outer, WritesLines):
+        return _InnerLines(outer, outer, outer)
+    return _InnerNow(outer, outer)
 
 
 class _Stream:

@@ -19,7 +19,7 @@ from ..core.events import RequestId
 from ..core.session import Session
 from ..core.transport import Transport
 from ..core.wire import Outbound
-from ..transports.lines import WritesNow
+from ..transports.lines import WritesLines, WritesNow
 
 __all__ = ["CURRENT_REQUEST", "PeerWrites"]
 
@@ -29,19 +29,25 @@ CURRENT_REQUEST: contextvars.ContextVar[RequestId | None] = contextvars.ContextV
 """The id of the peer's request whose handler is running in this task, if any."""
 
 WriteNow = Callable[[Outbound | bytes], Coroutine[Any, Any, None] | None]
-_WRITES_NOW: dict[type[Any], bool] = {}
-"""Whether a transport class writes at once (``WritesNow``), learnt once per class: the
-Protocol's ``isinstance`` walks its members at every call, and a reused stateless connection
-takes a new transport per request."""
+WriteLine = Callable[[bytes], Coroutine[Any, Any, None] | None]
+_WRITES_NOW: dict[type[Any], tuple[bool, bool]] = {}
+"""Whether a transport class writes at once (``WritesNow``) and takes lines (``WritesLines``),
+learnt once per class: the Protocol's ``isinstance`` walks its members at every call, and a
+reused stateless connection takes a new transport per request."""
 
 
-def _write_now_of(transport: Transport) -> WriteNow | None:
-    """The transport's ``write_now`` if it writes at once, else None."""
+def _writes_of(transport: Transport) -> tuple[WriteNow | None, WriteLine | None]:
+    """The transport's ``write_now`` if it writes at once, and its ``write_line`` if it takes
+    an answer as its line (else None)."""
     kind = type(transport)
     writes = _WRITES_NOW.get(kind)
     if writes is None:
-        writes = _WRITES_NOW[kind] = isinstance(transport, WritesNow)
-    return cast("WritesNow", transport).write_now if writes else None
+        writes = _WRITES_NOW[kind] = (
+            isinstance(transport, WritesNow),
+            isinstance(transport, WritesNow) and isinstance(transport, WritesLines),
+        )
+    now = cast("WritesNow", transport).write_now if writes[0] else None
+    return now, cast("WritesLines", transport).write_line if writes[1] else None
 
 
 class PeerWrites:
@@ -50,7 +56,7 @@ class PeerWrites:
     def __init__(self, session: Session, transport: Transport) -> None:
         self.session = session
         self._transport = transport
-        self._write_now = _write_now_of(transport)
+        self._write_now, self._write_line = _writes_of(transport)
         self._write_lock = asyncio.Lock()
         self._writers = 0
         """Writes holding or awaiting ``_write_lock`` (one counter read, not a call)."""
@@ -65,7 +71,7 @@ class PeerWrites:
     def transport(self, transport: Transport) -> None:
         """Serve another transport from now on (a reused stateless connection)."""
         self._transport = transport
-        self._write_now = _write_now_of(transport)
+        self._write_now, self._write_line = _writes_of(transport)
 
     async def flush(self) -> None:
         """Write every frame the session has queued, in order (after any write under way).
@@ -99,6 +105,26 @@ class PeerWrites:
             if full is not None:  # the pipe is full: the rest waits until it drained
                 return self._write(messages[index + 1 :], full)
         return None
+
+    def answer_now(self, request_id: RequestId, result: Any) -> Coroutine[Any, Any, None] | None:
+        """Answer the peer's request and write the answer by plain calls: encoded once into
+        its line and handed to the transport's ``write_line`` where the transport takes lines
+        and nothing is queued or being written (else queued and flushed). None, or what to
+        await at once for the rest (a full pipe). Raises ``LocalProtocolError`` when ``result``
+        cannot be encoded (nothing sent: the request is still to answer)."""
+        write_line = self._write_line
+        if write_line is None or self._writers or self._closed is not None:
+            self.session.send_response(request_id, result)
+            return self.flush_now()
+        line = self.session.answer_line(request_id, result)
+        if line is None:  # queued (behind others, in a batch) or dropped (cancelled)
+            return self.flush_now()
+        try:
+            full = write_line(line)
+        except ConnectionClosed as exc:
+            self._close_with(exc)
+            return None
+        return None if full is None else self._write([], full)
 
     async def _write(
         self, messages: list[Outbound], full: Coroutine[Any, Any, None] | None = None

@@ -325,6 +325,7 @@ class StatelessConnection(ServerSide):
         )
         session.stated = stated
         self.peer = Peer(session, transport, self._on_request, self._on_notification)
+        self.reroute()
 
     @property
     def their_capabilities(self) -> dict[str, Any]:

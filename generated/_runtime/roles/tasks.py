@@ -200,6 +200,10 @@ class TaskRunner:
             and has_capability(self.conn.our_capabilities, spec.capability)
         )
 
+    def starts(self, method: str) -> bool:
+        """Whether a request of ``method`` may run as a task here (the capability we declared)."""
+        return self._accepts(method)
+
     def maybe_start(self, request: Request, handler: Handler) -> Awaitable[dict[str, Any]] | None:
         """None if ``request`` runs normally; else its start as a task (awaited: the
         ``CreateTaskResult``), when it asks to be one and may. Decided without waiting."""

@@ -16,7 +16,9 @@ the several frames of one read, the transport gathers the answers written and wr
 one when the read is done, or once they reach ``CORKED_BYTES``, or with the next frame that is
 not an answer (a notification, a request: never held back): one write per read, not per answer.
 ``LineTransport`` is the ``Transport`` over the two; its ``write_now`` (``WritesNow``) writes
-without a coroutine and hands back what to wait for only when the pipe is full. Its
+without a coroutine and hands back what to wait for only when the pipe is full, and its
+``write_line`` (``WritesLines``) takes a frame already encoded with its newline (an answer:
+encoded once, into the line written). Its
 ``pipe_end`` (``HasPipeEnd``) is the pipe's own write, for a writer of frames as bytes that
 makes no call between itself and the pipe (the bridge's relay).
 """
@@ -310,6 +312,16 @@ class WritesNow(Protocol):
         ...
 
 
+@runtime_checkable
+class WritesLines(Protocol):
+    """A transport of newline-delimited frames that takes a frame as its line, at once
+    (``LineTransport``): an answer encoded with its newline goes out with no copy or layer."""
+
+    def write_line(self, line: bytes, answer: bool = True) -> Coroutine[Any, Any, None] | None:
+        """Write one frame's line (its newline included) now, as ``write_now`` does."""
+        ...
+
+
 WRITE_GONE: Final = (ConnectionError, OSError, RuntimeError)
 """What a pipe end's ``write`` may raise once the peer is gone or the pipe closed (uvloop's
 pipe transport raises ``RuntimeError`` once closed; asyncio's drops the bytes)."""
@@ -361,7 +373,8 @@ class LineTransport:
         self._flow = flow
         self._closed = False
         self._corked: list[bytes] | None = None
-        """Answers gathered to write as one (while the reader takes the frames of one read)."""
+        """The lines of the answers gathered to write as one (while the reader takes the
+        frames of one read)."""
         self._corked_bytes = 0
         reader.corks = self
 
@@ -385,27 +398,31 @@ class LineTransport:
     def write_now(self, message: Outbound | bytes) -> Coroutine[Any, Any, None] | None:
         """Write one message and its newline at once: None, or (the pipe full) what to await
         before the next write. Raises ``ConnectionClosed`` when the peer is gone."""
+        if isinstance(message, bytes):
+            return self.write_line(message + b"\n", False)
+        return self.write_line(message.data + b"\n", message.kind == "response")
+
+    def write_line(self, line: bytes, answer: bool = True) -> Coroutine[Any, Any, None] | None:
+        """Write one frame's line (its newline included) at once: None, or (the pipe full)
+        what to await before the next write. While answers are gathered (``cork``), an
+        ``answer`` waits for the others; anything else takes them along. Raises
+        ``ConnectionClosed`` when the peer is gone."""
         if self._closed:
             raise ConnectionClosed("the transport is closed")
         sink = self._sink
         if sink.is_closing():
             raise ConnectionClosed("the peer closed the pipe")
-        data = message if isinstance(message, bytes) else message.data
         corked = self._corked
-        if corked is not None:  # an answer waits for the others; anything else takes them along
-            corked.append(data)
-            self._corked_bytes += len(data) + 1
-            if (
-                self._corked_bytes < CORKED_BYTES
-                and not isinstance(message, bytes)
-                and message.kind == "response"
-            ):
+        if corked is not None:
+            corked.append(line)
+            self._corked_bytes += len(line)
+            if answer and self._corked_bytes < CORKED_BYTES:
                 return None
-            data = b"\n".join(corked)
+            line = b"".join(corked)
             corked.clear()
             self._corked_bytes = 0
         try:
-            sink.write(data + b"\n")
+            sink.write(line)
         except (ConnectionError, OSError) as exc:
             raise ConnectionClosed(f"the peer closed the pipe: {exc}") from None
         flow = self._flow
@@ -435,7 +452,7 @@ class LineTransport:
         corked, self._corked = self._corked, None
         if corked and not self._closed and not self._sink.is_closing():
             with contextlib.suppress(ConnectionError, OSError):
-                self._sink.write(b"\n".join(corked) + b"\n")
+                self._sink.write(b"".join(corked))
 
     async def _drained(self, flow: PipeWriter) -> None:
         """Wait until the pipe's buffer drained (raises ``ConnectionClosed`` if it closed)."""

@@ -457,3 +457,20 @@ async def test_a_notification_written_while_answers_gather_takes_them_along_in_o
     assert sink.writes == [b'[1,]\n[2,]\n{"note":2}\n', b"[3,]\n"]
     reader.eof_received()
     await asyncio.wait_for(task, STEP_S)
+
+
+async def test_answer_lines_gather_with_answers_and_other_lines_take_them_along() -> None:
+    """``write_line``: an answer's line waits with the gathered answers, in order; a line
+    that is no answer leaves at once with them; outside a read each line is one write."""
+    sink = Sink()
+    transport = LineTransport(LineReader(1024), sink)
+    transport.cork()
+    assert transport.write_now(Outbound(b"[1]", "response", ids=(1,))) is None
+    assert transport.write_line(b"[2]\n") is None
+    assert sink.writes == []
+    assert transport.write_line(b'{"note":3}\n', False) is None
+    assert sink.writes == [b'[1]\n[2]\n{"note":3}\n']
+    transport.write_line(b"[4]\n")
+    transport.uncork()
+    transport.write_line(b"[5]\n")
+    assert sink.writes[1:] == [b"[4]\n", b"[5]\n"]
