@@ -1,17 +1,18 @@
 """``mcpgen bridge`` latency, side by side with direct calls, printed as ratios.
 
 Sequential ``tools/call`` round trips (one in flight: latency, not throughput) of a 2025-06-18
-client: directly to a 2025-06-18 server (the same-revision baseline), through the bridge to
-that server (the bridge's own cost: one more process and hop; the frames relayed as bytes,
+client: directly to a 2025-06-18 server (the same-revision baseline), through the bridge to that
+server (the bridge's own cost: one more process and hop; the frames relayed as bytes,
 ``roles/bridge_relay.py``), through the bridge to a 2026-07-28-only server (the converting
-bridge: two typed decodes and encodes, the converters and the stateless ``_meta`` added),
-beside the official SDK's client and server directly and through the bridge (the hop as a
-deployed client on the SDK sees it) and the raw floors: an NDJSON echo pair
-with msgspec (bench/peers/raw_echo.py), and the same pair through a minimal line relay
-(bench/peers/raw_relay.py), whose ratio is what one more process and hop costs at the least,
-and our client and server through that same relay: the bridge's floor with the bridge's own
-peers (what one more process adds depends on the peers on either side: the raw pair's hop
-is no measure of the hop between ours).
+bridge: two typed decodes and encodes, the converters and the stateless ``_meta`` added), beside
+the official SDK's client and server directly and through the bridge (the SDK's server also
+speaks 2026-07-28, which the bridge's negotiation upstream picks: so that run converts
+2025-11-25 to 2026-07-28 and back, as a deployed SDK client before such a server sees it) and
+the raw floors: an NDJSON echo pair with msgspec (bench/peers/raw_echo.py), and the same pair
+through a minimal line relay (bench/peers/raw_relay.py), whose ratio is what one more process
+and hop costs at the least, and our client and server through that same relay: the bridge's
+floor with the bridge's own peers (what one more process adds depends on the peers on either
+side: the raw pair's hop is no measure of the hop between ours).
 The floors move bytes as ours do (uvloop in the spawned processes when it is installed, the
 same pipes and read size). Medians of ``ROUNDS`` rounds, the runs alternating (each round
 in the reverse order of the one before, so the bridge runs as often just before its direct
@@ -54,7 +55,7 @@ FIFO_PRIORITY = 10
 """With ``--fifo``: the real-time priority of the bench and the processes it starts."""
 RELAY = "raw relay floor"
 OUR_RELAY = "raw relay, our peers"
-SDK_BRIDGED = "SDK through the bridge"
+SDK_BRIDGED = "SDK, bridge converting"
 
 
 async def latency(call: Callable[[int], Awaitable[object]]) -> float:
@@ -88,7 +89,7 @@ async def ours(name: str, command: list[str]) -> float:
 
 async def sdk(bridged: bool = False) -> float:
     """The official SDK's client against its low-level server (``bridged``: through the bridge,
-    both sides speaking the SDK's newest revision: what a deployed client sees)."""
+    which speaks 2026-07-28 to that server, the client 2025-11-25)."""
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -180,7 +181,7 @@ async def main() -> None:
         f"bridge to 2026-07-28/direct = {us['bridge to 2026-07-28'] / direct:.2f}x; "
         f"direct/SDK direct = {direct / us['SDK direct']:.2f}x; "
         f"bridge/SDK direct = {us['bridge'] / us['SDK direct']:.2f}x; "
-        f"direct/raw = {direct / floor:.2f}x; SDK through the bridge/SDK direct = "
+        f"direct/raw = {direct / floor:.2f}x; SDK, bridge converting/SDK direct = "
         f"{us[SDK_BRIDGED] / us['SDK direct']:.2f}x "
         f"({paired(got[SDK_BRIDGED], got['SDK direct']):.2f}x)"
     )
