@@ -136,7 +136,14 @@ async def test_our_stateless_client_against_the_converted_demo_over_stdio() -> N
     guest = Guest(name="guest", version="1")
     handshake = [HandshakeClient(name="guest", version="1")]
     async with asyncio.timeout(60):
-        got = await connect_auto(guest, handshake, lambda: spawn_server(sys.executable, [SERVER]))
+        # The probe waits as long as the demo may take to start on a loaded machine: past the
+        # default 5 s, silence means "a handshake server", and this test is about the answer.
+        got = await connect_auto(
+            guest,
+            handshake,
+            lambda: spawn_server(sys.executable, [SERVER]),
+            probe_timeout=30,
+        )
         assert got is guest
         try:
             await our_steps(guest)

@@ -81,12 +81,10 @@ async def test_call_over_stdio_and_close_runs_the_shutdown_sequence() -> None:
         assert first_text(result) == {"a": [1, "b"]}
         await client.ping()
         process = process_of(client)
-        loop = asyncio.get_running_loop()
-        start = loop.time()
         await client.close()
-        # Closing stdin was enough: the server exited by itself, cleanly, before any SIGTERM.
+        # Closing stdin was enough: the server exited by itself, cleanly, before any SIGTERM
+        # (the server installs no SIGTERM handler, so a SIGTERM would read -15 here).
         assert process.returncode == 0
-        assert loop.time() - start < SHUTDOWN_GRACE_S
 
 
 async def test_close_escalates_to_sigterm_when_the_server_ignores_end_of_input() -> None:
