@@ -137,7 +137,13 @@ def sdk_decode_path(frame: bytes, answers: str | None) -> None:
 def per_frame(
     decoders: list[Callable[[bytes, str | None], None]], corpus: list[tuple[bytes, str | None]]
 ) -> list[float]:
-    """Best seconds per frame over the corpus for each decoder, runs interleaved (noise)."""
+    """Best seconds per frame over the corpus for each decoder, runs interleaved (noise).
+
+    Each timed run follows an untimed pass of the same decoder over the corpus: the run
+    before it was another contender's (the SDK's evicts the caches and the branch history),
+    and ``ROUNDS`` passes are too few to hide a cold first one, which costs the decoder with
+    the larger working set (ours: the runtime's Python) more than the untyped floor.
+    """
 
     def runner(decode: Callable[[bytes, str | None], None]) -> Callable[[], None]:
         def run() -> None:
@@ -150,6 +156,7 @@ def per_frame(
     best = [float("inf")] * len(runs)
     for _ in range(REPEAT):
         for i, run in enumerate(runs):
+            run()  # warm: this contender's code and data back in the caches
             best[i] = min(best[i], timeit.timeit(run, number=ROUNDS))
     return [b / (ROUNDS * len(corpus)) for b in best]
 

@@ -7,6 +7,8 @@ not move with the load of the machine. The process runs under ``valgrind --tool=
 collecting only inside ``functools.reduce`` (``--toggle-collect``) and dumping the counts on
 leaving it (``--dump-after``): each contender decodes each frame ``CALLS`` times in one
 ``reduce`` (after a warm-up outside it), and an empty step measured the same way is taken off.
+Ours is also measured in stages: its one-pass msgspec decode alone, then ``Reader.one`` (the
+decode and the guard), so each frame's row says what the guard and the reading after it add.
 ``python bench/bench_decode_callgrind.py [--root TREE]``: TREE's ``generated`` and
 ``bench/bench_decode.py`` are measured (default: this tree).
 """
@@ -27,7 +29,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 CALLS = 20
 """Decodes per frame and contender inside one collected ``reduce``."""
-NAMES = ("empty", "ours", "untyped", "sdk")
+NAMES = ("empty", "ours", "untyped", "sdk", "typed", "reader")
+"""``typed``: our one-pass msgspec decoder alone; ``reader``: ``Reader.one`` (that decode and
+the guard); ``ours`` adds the reading of params or result after it (stages of ours)."""
 
 
 def _contenders(tree: str) -> dict[str, Callable[[bytes, str | None], object]]:
@@ -36,14 +40,35 @@ def _contenders(tree: str) -> dict[str, Callable[[bytes, str | None], object]]:
     import msgspec
 
     from bench.bench_decode import decode_path, sdk_decode_path
+    from generated._runtime.core.reader import (
+        _response_decoder,  # pyright: ignore[reportPrivateUsage]
+        reader_for,
+    )
     from generated.v2025_06_18.methods import METHODS
 
+    methods = dict(METHODS)
     untyped = msgspec.json.Decoder()
+    server_side, client_side = reader_for(methods, "client"), reader_for(methods, "server")
+    # The one-pass decoder ``Reader.one`` uses, by what the frame answers (None: a frame
+    # the server receives, "": a notification the client receives).
+    one_pass: dict[str | None, Any] = {
+        None: server_side._requests,  # pyright: ignore[reportPrivateUsage]
+        "": client_side._requests,  # pyright: ignore[reportPrivateUsage]
+    }
+    one_pass.update({name: _response_decoder(spec.result) for name, spec in methods.items()})
+
+    def reader(frame: bytes, answers: str | None) -> object:
+        if answers is None:
+            return server_side.one(frame)
+        return client_side.one(frame, methods[answers].result if answers else None)
+
     return {
         "empty": lambda frame, answers: None,
-        "ours": decode_path(dict(METHODS)),
+        "ours": decode_path(methods),
         "untyped": lambda frame, answers: untyped.decode(frame),
         "sdk": sdk_decode_path,
+        "typed": lambda frame, answers: one_pass[answers].decode(frame),
+        "reader": reader,
     }
 
 
@@ -130,13 +155,22 @@ def run(tree: str) -> list[dict[str, Any]]:
 
 def report(rows: list[dict[str, Any]]) -> None:
     """Print instructions per frame, ratios, and the sums per side and for the mix."""
-    print(f"{'frame':44s} {'bytes':>6s} {'ours':>9s} {'untyped':>9s} {'sdk':>10s} o/u   s/o")
+    print(
+        f"{'frame':44s} {'bytes':>6s} {'ours':>9s} {'untyped':>9s} {'sdk':>10s} o/u   s/o "
+        f"{'typed':>9s} {'+guard':>7s} {'+read':>6s}"
+    )
     for row in rows:
         ours, untyped, sdk = row["ours"], row["untyped"], row["sdk"]
+        typed, reader = row["typed"], row["reader"]
         print(
             f"{row['frame'][:44]:44s} {row['bytes']:6d} {ours:9.0f} {untyped:9.0f} {sdk:10.0f} "
-            f"{ours / untyped:4.2f} {sdk / ours:5.1f}"
+            f"{ours / untyped:4.2f} {sdk / ours:5.1f} {typed:9.0f} {reader - typed:7.0f} "
+            f"{ours - reader:6.0f}"
         )
+    print(
+        "typed: our one-pass decode alone; +guard: what Reader.one adds (the call, the guard);"
+        " +read: what the path adds after it (params or result read, the dispatch)"
+    )
     for label, chosen in (
         ("server receives", [r for r in rows if r["frame"].startswith("S")]),
         ("client receives", [r for r in rows if r["frame"].startswith("C")]),
