@@ -93,9 +93,17 @@ def start_eagerly(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:
     if waiting_on is _DONE:
         _IDLE.append(runner)
         return None
+    # A future awaited is marked blocking until the Task that waits on it takes it: unmarked
+    # until that Task's first step, so another handler may await it meanwhile.
+    blocking = getattr(waiting_on, "_asyncio_future_blocking", False) is True
+    if blocking:
+        waiting_on._asyncio_future_blocking = False
     # types.coroutine makes the generator a coroutine at run time; typeshed says Awaitable.
-    resumed = cast("Coroutine[Any, Any, None]", _resume(runner, waiting_on))
-    task: asyncio.Task[None] = asyncio.get_running_loop().create_task(resumed, context=context)
+    resumed = cast("Generator[Any, Any, None]", _resume(runner, waiting_on, blocking))
+    resumed.send(None)  # to its first yield: a cancellation before the Task's first step lands
+    task: asyncio.Task[None] = asyncio.get_running_loop().create_task(
+        cast("Coroutine[Any, Any, None]", resumed), context=context
+    )
     return task
 
 
@@ -127,17 +135,25 @@ def _new_runner() -> Generator[Any, Any, None]:
 
 
 @types.coroutine
-def _resume(runner: Generator[Any, Any, None], waiting_on: Any) -> Generator[Any, Any, None]:
+def _resume(
+    runner: Generator[Any, Any, None], waiting_on: Any, blocking: bool
+) -> Generator[Any, Any, None]:
     """Drive a runner whose coroutine waits on: pass what it waits on to the Task, and back
-    what comes; the runner is kept for another coroutine once this one ended."""
-    while True:
+    what comes; the runner is kept for another coroutine once this one ended. Started before
+    the Task takes it: the Task's first step lands in the ``try`` (a cancellation included)."""
+    try:
+        yield None
+    except BaseException as exc:  # cancelled before the Task's first step
+        waiting_on = runner.throw(exc)
+    else:
+        if blocking:  # marked again for the Task, which takes it now
+            waiting_on._asyncio_future_blocking = True
+    while waiting_on is not _DONE:
         try:
             sent = yield waiting_on
         except BaseException as exc:  # cancellation and the like go into the coroutine
             waiting_on = runner.throw(exc)
         else:
             waiting_on = runner.send(sent)
-        if waiting_on is _DONE:
-            if len(_IDLE) < MAX_IDLE_RUNNERS:
-                _IDLE.append(runner)
-            return
+    if len(_IDLE) < MAX_IDLE_RUNNERS:
+        _IDLE.append(runner)
