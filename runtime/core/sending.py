@@ -177,14 +177,20 @@ class Sending:
                 return False
             raise LocalProtocolError(f"no request {request_id!r} from the peer is in flight")
         frame = Outbound(encode_frame(answer), "response", ids=(request_id,))
-        del self._incoming[request_id]
-        if entry.progress_token is not None:
-            self._in_tokens.pop(entry.progress_token, None)
+        self._answered(request_id, entry)
         if entry.batch is None:
             self._queue.append(frame)
         else:
             self._settle(entry, frame)
         return True
+
+    def _answered(self, request_id: RequestId, entry: Incoming) -> None:
+        """Forget a request of the peer's once its answer is encoded: its in-flight entry and
+        its progress token (``_answer``, ``Session.answer_line``)."""
+        del self._incoming[request_id]
+        token = entry.progress_token
+        if token is not None:
+            self._in_tokens.pop(token, None)
 
     def _settle(self, entry: Incoming, frame: Outbound | None) -> None:
         """Send a response frame, or fill its batch slot (None: cancelled, no entry)."""

@@ -359,10 +359,7 @@ class Session(Sending):
             line = ENCODER.encode(OutResult("2.0", request_id, result)) + b"\n"
         except (TypeError, msgspec.EncodeError) as exc:
             raise LocalProtocolError(f"cannot encode: {exc}") from exc
-        del self._incoming[request_id]
-        token = entry.progress_token
-        if token is not None:
-            self._in_tokens.pop(token, None)
+        self._answered(request_id, entry)
         return line
 
     def _on_notification(self, method: str, raw: Any, events: list[Event]) -> None:

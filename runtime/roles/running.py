@@ -14,7 +14,7 @@ import contextvars
 import importlib
 import types
 from collections.abc import Callable, Coroutine, Generator
-from typing import Any, TypeVar, cast
+from typing import Any, Final, TypeVar, cast
 
 from ..core.events import RequestId
 
@@ -84,32 +84,76 @@ def start_eagerly(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:
     """Run ``coro`` now, in a copy of the context, up to its first wait; then go on in a Task.
 
     Returns the Task, or None when ``coro`` finished without waiting. (Python 3.12's
-    ``eager_start`` does the same; this works on 3.11.)
+    ``eager_start`` does the same; this works on 3.11.) A runner (``_runner``) steps it: a
+    coroutine that ends without waiting raises no ``StopIteration`` to catch here.
     """
     context = contextvars.copy_context()
-    try:
-        waiting_on = context.run(coro.send, None)
-    except StopIteration:
+    runner = _IDLE.pop() if _IDLE else _new_runner()
+    waiting_on = context.run(runner.send, coro)
+    if waiting_on is _DONE:
+        _IDLE.append(runner)
         return None
+    # A future awaited is marked blocking until the Task that waits on it takes it: unmarked
+    # until that Task's first step, so another handler may await it meanwhile.
+    blocking = getattr(waiting_on, "_asyncio_future_blocking", False) is True
+    if blocking:
+        waiting_on._asyncio_future_blocking = False
     # types.coroutine makes the generator a coroutine at run time; typeshed says Awaitable.
-    resumed = cast("Coroutine[Any, Any, None]", _resume(coro, waiting_on))
-    task: asyncio.Task[None] = asyncio.get_running_loop().create_task(resumed, context=context)
+    resumed = cast("Generator[Any, Any, None]", _resume(runner, waiting_on, blocking))
+    resumed.send(None)  # to its first yield: a cancellation before the Task's first step lands
+    task: asyncio.Task[None] = asyncio.get_running_loop().create_task(
+        cast("Coroutine[Any, Any, None]", resumed), context=context
+    )
     return task
 
 
+_DONE: Final = object()
+"""What a runner yields once the coroutine it runs ended (its value is not kept)."""
+MAX_IDLE_RUNNERS: Final = 64
+"""Most runners kept between coroutines (one is busy per handler that waits)."""
+_IDLE: list[Generator[Any, Any, None]] = []
+"""Runners between coroutines, for the next ``start_eagerly`` (one at a time each)."""
+
+
 @types.coroutine
-def _resume(coro: Coroutine[Any, Any, None], waiting_on: Any) -> Generator[Any, Any, None]:
-    """Drive a started coroutine on: pass what it waits on to the Task, and back what comes."""
+def _runner() -> Generator[Any, Any, None]:
+    """Run each coroutine sent in to its end, passing on what it waits on, and yield
+    ``_DONE``: ``yield from`` ends a coroutine without raising ``StopIteration``."""
+    coro = yield None
     while True:
+        yield from coro
+        coro = None  # the ended one is not kept while idle
+        coro = yield _DONE
+
+
+def _new_runner() -> Generator[Any, Any, None]:
+    """A runner waiting for its first coroutine."""
+    # types.coroutine makes it a generator-based coroutine; typeshed says Awaitable.
+    runner = cast("Generator[Any, Any, None]", _runner())
+    runner.send(None)
+    return runner
+
+
+@types.coroutine
+def _resume(
+    runner: Generator[Any, Any, None], waiting_on: Any, blocking: bool
+) -> Generator[Any, Any, None]:
+    """Drive a runner whose coroutine waits on: pass what it waits on to the Task, and back
+    what comes; the runner is kept for another coroutine once this one ended. Started before
+    the Task takes it: the Task's first step lands in the ``try`` (a cancellation included)."""
+    try:
+        yield None
+    except BaseException as exc:  # cancelled before the Task's first step
+        waiting_on = runner.throw(exc)
+    else:
+        if blocking:  # marked again for the Task, which takes it now
+            waiting_on._asyncio_future_blocking = True
+    while waiting_on is not _DONE:
         try:
             sent = yield waiting_on
         except BaseException as exc:  # cancellation and the like go into the coroutine
-            try:
-                waiting_on = coro.throw(exc)
-            except StopIteration:
-                return
+            waiting_on = runner.throw(exc)
         else:
-            try:
-                waiting_on = coro.send(sent)
-            except StopIteration:
-                return
+            waiting_on = runner.send(sent)
+    if len(_IDLE) < MAX_IDLE_RUNNERS:
+        _IDLE.append(runner)

@@ -18,8 +18,9 @@ level, client info) live on the handler's context (``ctx.facts``). Results get
 
 from __future__ import annotations
 
+import functools
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from contextvars import ContextVar
 from typing import Any, Final, Literal, TypeVar
 
@@ -195,7 +196,7 @@ class StatelessServer:
         """A handler's result as sent (``stateless_results.complete_result``); ``info``: the
         serverInfo a connection worked out once (else asked of the server now)."""
         return complete_result(
-            method, result, self.server_info() if info is None else info, self.cache
+            self.server_info() if info is None else info, self.cache, method, result
         )
 
     # -- publishing ---------------------------------------------------------------------------
@@ -323,7 +324,9 @@ class StatelessConnection(ServerSide):
             served=face.served,
         )
         session.stated = stated
-        self.peer = Peer(session, transport, self._on_request, self._on_notification)
+        self.peer = Peer(session, transport, self._answers(check), self._on_notification)
+        self.peer.complete = functools.partial(complete_result, self.server_info, face.cache)
+        self.peer.rescue = self._rescue
         self.reroute()
 
     @property
@@ -342,7 +345,9 @@ class StatelessConnection(ServerSide):
         """Serve another transport from now on (an idle connection reused by ``answer``)."""
         self.peer.transport = transport
         self.peer.session.stated = stated
-        self._check = check
+        if check is not self._check:
+            self._check = check
+            self.peer.retarget(self._answers(check), self._on_notification)
 
     async def run(self) -> None:
         """Serve until the transport closes."""
@@ -357,23 +362,35 @@ class StatelessConnection(ServerSide):
         params: Any = request.params  # typed params keep ``_meta`` as a field: read at once
         kind = params.__class__
         meta = params.get("_meta") if kind is dict else None if params is None else params.meta
-        context.facts = facts = RequestFacts.read(meta)
+        found: Any = meta  # ``RequestFacts.read``, inlined (a dict once tested: no cast call)
+        context.facts = facts = RequestFacts(found if type(meta) is dict else {})
         _FACTS.set(facts)  # the handler's own task (and what it starts): see ``request``
         return context
 
-    async def _on_request(self, request: Request) -> Any:
-        """Dispatch one admitted request; a result is completed, a round-trip signal an error."""
+    def _answers(self, check: RequestCheck | None) -> Callable[[Request], Awaitable[Any]]:
+        """What the peer calls per admitted request: the dispatcher itself (no coroutine of
+        ours between them), or the transport's check first. The peer completes the result
+        (``complete_result``) and turns a round-trip signal into its answer (``_rescue``)."""
+        if check is None:
+            return functools.partial(dispatch_request, self)
+        return self._checked
+
+    async def _checked(self, request: Request) -> Any:
+        """Dispatch one admitted request after the transport's check (HTTP headers)."""
         if self._check is not None:
             await self._check(request)
-        try:
-            result = await dispatch_request(self, request)
-        except InputRequired:  # a question not answered yet: this round ends here
-            result = input_required(_FACTS.get())
-        except MissingClientCapability as exc:
-            raise MCPError(MISSING_CLIENT_CAPABILITY, str(exc), exc.data) from None
-        except (InvalidInputResponse, InvalidRequestState) as exc:
-            raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
-        return complete_result(request.method, result, self.server_info, self.face.cache)
+        return await dispatch_request(self, request)
+
+    def _rescue(self, error: Exception) -> Any:
+        """The answer a handler's round-trip signal stands for: an unanswered question's
+        ``InputRequiredResult`` (this round ends here), else the error to answer, raised."""
+        if isinstance(error, InputRequired):
+            return input_required(_FACTS.get())
+        if isinstance(error, MissingClientCapability):
+            raise MCPError(MISSING_CLIENT_CAPABILITY, str(error), error.data) from None
+        if isinstance(error, (InvalidInputResponse, InvalidRequestState)):
+            raise MCPError(INVALID_PARAMS, f"Invalid params: {error}") from None
+        raise error
 
     async def on_notification(self, method: str, params: Any) -> None:
         """Client notifications carry nothing a stateless server acts on (cancellation is

@@ -247,18 +247,8 @@ class _Stream:
             await self._end(self.stateless.peer)
 
     def _pushed(self, frame: bytes | Inbound) -> asyncio.Task[None] | None:
-        """Route a frame the transport pushes, at once; a task only if routing it waits."""
-        rest = self._route_now(frame)
-        return None if rest is None else start_eagerly(rest)
-
-    async def _route(self, frame: bytes | Inbound) -> None:
-        """Hand one frame to the connection of its era (the handshake one opens here)."""
-        rest = self._route_now(frame)
-        if rest is not None:
-            await rest
-
-    def _route_now(self, frame: bytes | Inbound) -> Coroutine[Any, Any, None] | None:
-        """``_route`` by plain calls (``Peer.take_now``): None, or the rest to await at once.
+        """Hand one frame to the connection of its era (the handshake one opens here), by
+        plain calls (``Peer.take_now``); a task only if taking it waits (started at once).
 
         A frame is read once, by the connection it most likely goes to. Before ``initialize``
         only a well-formed ``initialize`` can leave the stateless connection, so what that
@@ -267,26 +257,36 @@ class _Stream:
         settles the era (``_in_session``); anything else is probed.
         """
         if isinstance(frame, Inbound):
-            return self.stateless.peer.take_now(frame)
+            rest = self.stateless.peer.take_now(frame)
+            return None if rest is None else start_eagerly(rest)
         session = self.session
         if session is not None:
             read = session.peer.session.read(frame)
             if not isinstance(read, Inbound) and self._in_session(read):
-                return session.peer.take_now(read)
+                rest = session.peer.take_now(read)
+                return None if rest is None else start_eagerly(rest)
         else:
             stateless = self.stateless.peer
             read = stateless.session.read(frame)
-            if isinstance(read, Inbound):
-                if _no_initialize(read):
-                    return stateless.take_now(read)
-            elif read.method != "initialize":
-                return stateless.take_now(read)
+            if (_no_initialize(read) if isinstance(read, Inbound) else read.method != "initialize"):
+                rest = stateless.take_now(read)
+                return None if rest is None else start_eagerly(rest)
         if self._is_stateless(frame):
-            return self.stateless.peer.take_now(frame)
-        if self.session is None:
-            self.session = ServerConnection(self.handshake, _share(self.transport), self.max_depth)
-        # Fed here, not through a queue to a task of its own: no loop turn per frame.
-        return self.session.peer.take_now(frame)
+            rest = self.stateless.peer.take_now(frame)
+        else:
+            if self.session is None:
+                handshake = ServerConnection(self.handshake, _share(self.transport), self.max_depth)
+                self.session = handshake
+            # Fed here, not through a queue to a task of its own: no loop turn per frame.
+            rest = self.session.peer.take_now(frame)
+        return None if rest is None else start_eagerly(rest)
+
+    async def _route(self, frame: bytes | Inbound) -> None:
+        """``_pushed`` for a transport that is read (not pushing): the frame's rest awaited
+        before the next frame is read."""
+        task = self._pushed(frame)
+        if task is not None:
+            await task
 
     async def _end(self, peer: Peer) -> None:
         await peer.close()

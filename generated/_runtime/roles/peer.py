@@ -110,6 +110,13 @@ class Peer(PeerWrites):
         self.drain_timeout = DRAIN_TIMEOUT_S
         self.violations: list[ProtocolViolation] = []
         """The latest protocol violations of the peer (bounded), for diagnostics."""
+        self.complete: Callable[[str, Any], Any] | None = None
+        """What a handler's result becomes before it is sent, given its method (a server
+        without a handshake: ``resultType``, serverInfo, cache hints); None: sent as returned."""
+        self.rescue: Callable[[Exception], Any] | None = None
+        """The result a handler's exception stands for (an MRTR round's
+        ``InputRequiredResult``), else the error to answer, raised; None: every exception is
+        answered as an error. Both hooks run in the handler's context, with no coroutine."""
 
     def negotiate(
         self,
@@ -388,8 +395,16 @@ class Peer(PeerWrites):
         """Run the handler of one incoming request and send its result or error (a result
         by plain calls where the transport takes lines: ``answer_now``)."""
         CURRENT_REQUEST.set(request.id)
+        complete = self.complete
         try:
-            result = await self._on_request(request)
+            try:
+                result = await self._on_request(request)
+            except Exception as exc:
+                if self.rescue is None:
+                    raise
+                result = self.rescue(exc)
+            if complete is not None:
+                result = complete(request.method, result)
         except asyncio.CancelledError:
             # Cancelled by the peer (no answer is due) or by our shutdown.
             return

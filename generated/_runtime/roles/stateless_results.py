@@ -61,9 +61,9 @@ class CacheDefaults:
     hints: dict[str, tuple[int | None, CacheScope | None]]
 
 
-def complete_result(method: str, result: Any, info: dict[str, Any], cache: CacheDefaults) -> Any:
+def complete_result(info: dict[str, Any], cache: CacheDefaults, method: str, result: Any) -> Any:
     """``result`` of ``method`` as sent: ``resultType``, ``info`` as serverInfo, cache hints,
-    sorted tools."""
+    sorted tools (``info`` and ``cache`` first: a connection binds them once, ``Peer.complete``)."""
     kind = result.__class__
     shape = _SHAPES.get(kind, _UNSEEN)
     if shape is _UNSEEN:
