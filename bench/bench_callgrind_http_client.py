@@ -14,16 +14,13 @@ first root and to the floor (``--profile``: Python calls per call, cProfile, no 
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import cProfile
 import os
-import pstats
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -32,7 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_callgrind import _total, _valgrind  # noqa: E402
+from bench.bench_client_path import command_line, counted, print_profile, ratios  # noqa: E402
 from bench.bench_percall import HANDSHAKE, STATELESS, python_of  # noqa: E402
 
 FEW = 100
@@ -106,11 +103,7 @@ async def _ours(tree: str, era: str, url: str, calls: int, concurrent: int, prof
         profiler.enable()
     await _spread(call, calls, concurrent)
     if profiler is not None:
-        profiler.disable()
-        stats = pstats.Stats(profiler)
-        total = sum(entry[1] for entry in stats.stats.values())  # type: ignore[attr-defined]
-        print(f"{era} x{concurrent}: {total / calls:.1f} Python calls per call")
-        stats.sort_stats("tottime").print_stats(45)
+        print_profile(profiler, calls, f"{era} x{concurrent}", "tottime")
     await client.close()
 
 
@@ -136,14 +129,9 @@ def per_call(root: Path, era: str, concurrent: int) -> float:
     python = python_of(root)
     peer = str(root / "bench" / "peers" / ("floor_http.py" if era == FLOOR else "ours_http.py"))
     argv = [python, peer] if era == FLOOR else [python, peer, SERVER_MODE[era]]
-    totals: list[int] = []
-    with tempfile.TemporaryDirectory() as folder, serving(root, argv) as url:
-        for calls in (FEW, MANY):
-            out = str(Path(folder) / f"cg.{calls}")
-            here = [*_valgrind(out), python, __file__, "--as-client", str(root), era, url]
-            subprocess.run([*here, str(calls), str(concurrent)], cwd=root, env=ENV, check=True)
-            totals.append(_total(out))
-    return (totals[1] - totals[0]) / (MANY - FEW)
+    with serving(root, argv) as url:
+        here = [python, __file__, "--as-client", str(root), era, url]
+        return counted(root, lambda calls: [*here, str(calls), str(concurrent)], FEW, MANY)
 
 
 def main(roots: list[Path], profile: bool) -> None:
@@ -160,11 +148,7 @@ def main(roots: list[Path], profile: bool) -> None:
         print(f"HTTP client x{concurrent}: floor (aiohttp) {floor / 1000:,.1f}k")
         for era in (STATELESS, HANDSHAKE):
             figures = [per_call(root, era, concurrent) for root in roots]
-            cells = ", ".join(
-                f"{root.name} {f / 1000:,.1f}k ({f / figures[0]:.2f}x, floor {f / floor:.2f}x)"
-                for root, f in zip(roots, figures, strict=True)
-            )
-            print(f"  {era}: {cells}")
+            print(f"  {era}: {ratios(roots, figures, floor)}")
 
 
 if __name__ == "__main__":
@@ -175,8 +159,4 @@ if __name__ == "__main__":
         else:
             asyncio.run(_ours(tree, era, url, int(calls), int(concurrent), False))
         sys.exit(0)
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--root", type=Path, action="append", help="a source tree (repeatable)")
-    parser.add_argument("--profile", action="store_true", help="Python calls, not instructions")
-    args = parser.parse_args()
-    main([r.resolve() for r in args.root or [ROOT]], args.profile)
+    main(*command_line(__doc__))
