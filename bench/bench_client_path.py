@@ -22,6 +22,7 @@ import pstats
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -132,24 +133,53 @@ async def _calls(tree: str, era: str, calls: int, profile: bool) -> None:
     for _ in range(calls):
         await call(name=TOOL)
     if profiler is not None:
-        profiler.disable()
-        stats = pstats.Stats(profiler)
-        total = sum(entry[1] for entry in stats.stats.values())  # type: ignore[attr-defined]
-        print(f"{era}: {total / calls:.1f} Python calls per request")
-        stats.sort_stats("ncalls").print_stats(40)
+        print_profile(profiler, calls, era, "ncalls")
     await client.close()
+
+
+def print_profile(profiler: cProfile.Profile, calls: int, label: str, order: str) -> None:
+    """Print the Python calls per call of a profiled run, and its top functions by ``order``."""
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    total = sum(entry[1] for entry in stats.stats.values())  # type: ignore[attr-defined]
+    print(f"{label}: {total / calls:.1f} Python calls per request")
+    stats.sort_stats(order).print_stats(40)
+
+
+def counted(root: Path, argv: Callable[[int], list[str]], few: int, many: int) -> float:
+    """Instructions per call: ``argv(calls)`` run under callgrind for ``few`` then ``many``
+    calls, the difference of the totals over ``many - few`` (start-up left out)."""
+    totals: list[int] = []
+    with tempfile.TemporaryDirectory() as folder:
+        for calls in (few, many):
+            out = str(Path(folder) / f"cg.{calls}")
+            subprocess.run([*_valgrind(out), *argv(calls)], cwd=root, env=ENV, check=True)
+            totals.append(_total(out))
+    return (totals[1] - totals[0]) / (many - few)
+
+
+def ratios(roots: list[Path], figures: list[float], floor: float | None = None) -> str:
+    """Each tree's figure in thousands, with its ratio to the first (and to ``floor``)."""
+    cells: list[str] = []
+    for root, figure in zip(roots, figures, strict=True):
+        to_floor = "" if floor is None else f", floor {figure / floor:.2f}x"
+        cells.append(f"{root.name} {figure / 1000:,.1f}k ({figure / figures[0]:.2f}x{to_floor})")
+    return ", ".join(cells)
 
 
 def per_call(root: Path, era: str) -> float:
     """Instructions per call of the client of ``root``'s tree."""
-    totals: list[int] = []
-    with tempfile.TemporaryDirectory() as folder:
-        for calls in (FEW, MANY):
-            out = str(Path(folder) / f"cg.{calls}")
-            argv = [*_valgrind(out), sys.executable, __file__, "--as-client", str(root), era]
-            subprocess.run([*argv, str(calls)], cwd=root, env=ENV, check=True)
-            totals.append(_total(out))
-    return (totals[1] - totals[0]) / (MANY - FEW)
+    here = [sys.executable, __file__, "--as-client", str(root), era]
+    return counted(root, lambda calls: [*here, str(calls)], FEW, MANY)
+
+
+def command_line(doc: str | None) -> tuple[list[Path], bool]:
+    """The trees (``--root``, repeatable; this one by default) and ``--profile`` of a bench."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
+    parser.add_argument("--root", type=Path, action="append", help="a source tree (repeatable)")
+    parser.add_argument("--profile", action="store_true", help="Python calls, not instructions")
+    args = parser.parse_args()
+    return [r.resolve() for r in args.root or [ROOT]], args.profile
 
 
 def main(roots: list[Path], profile: bool) -> None:
@@ -161,11 +191,7 @@ def main(roots: list[Path], profile: bool) -> None:
                 asyncio.run(_calls(str(root), era, MANY, True))
             continue
         figures = [per_call(root, era) for root in roots]
-        cells = ", ".join(
-            f"{root.name} {f / 1000:,.1f}k ({f / figures[0]:.2f}x)"
-            for root, f in zip(roots, figures, strict=True)
-        )
-        print(f"client path {era}: {cells}")
+        print(f"client path {era}: {ratios(roots, figures)}")
 
 
 if __name__ == "__main__":
@@ -173,8 +199,4 @@ if __name__ == "__main__":
         tree, era, calls = sys.argv[2:5]
         asyncio.run(_calls(tree, era, int(calls), False))
         sys.exit(0)
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--root", type=Path, action="append", help="a source tree (repeatable)")
-    parser.add_argument("--profile", action="store_true", help="Python calls, not instructions")
-    args = parser.parse_args()
-    main([r.resolve() for r in args.root or [ROOT]], args.profile)
+    main(*command_line(__doc__))

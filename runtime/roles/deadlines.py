@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import time
 from collections.abc import Callable, Collection
 from typing import Any, Final
 
 SLACK: Final = 64
 """Entries of finished requests kept beyond twice the waiting ones before the heap is rebuilt."""
+
+_PLAIN_TIME = asyncio.BaseEventLoop.time
+"""The ``time`` of asyncio's own loops: ``time.monotonic()`` behind a Python method."""
 
 Expire = Callable[[int, Any, float], None]
 """Told (request id, method, timeout) of a request whose deadline passed while it waited."""
@@ -41,7 +45,8 @@ class Deadlines:
         self, loop: asyncio.AbstractEventLoop, request_id: int, method: Any, timeout: float
     ) -> None:
         """Time out request ``request_id`` after ``timeout`` seconds unless it is answered."""
-        deadline = loop.time() + timeout
+        plain = type(loop).time is _PLAIN_TIME  # asyncio's own loop: its clock, without a frame
+        deadline = (time.monotonic() if plain else loop.time()) + timeout
         heap = self._heap
         heapq.heappush(heap, (deadline, request_id, method, timeout))
         timer = self._timer

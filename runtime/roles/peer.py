@@ -165,7 +165,11 @@ class Peer(PeerWrites):
         if sent is not None:
             sent(request_id)
         loop = asyncio.get_running_loop()  # once: on Python 3.11 each call is a getpid()
-        future: asyncio.Future[Any] = loop.create_future()
+        future: asyncio.Future[Any]
+        if type(loop).create_future is _PLAIN_CREATE_FUTURE:  # what it does, without its frame
+            future = asyncio.Future(loop=loop)
+        else:  # a loop of its own kind (uvloop) makes its futures its way
+            future = loop.create_future()
         self._waiting[request_id] = future
         if progress is not None:
             self._progress[request_id] = progress
@@ -464,6 +468,8 @@ class Peer(PeerWrites):
 
 
 _TOKENS = iter(range(1, sys.maxsize))
+_PLAIN_CREATE_FUTURE = asyncio.BaseEventLoop.create_future
+"""asyncio's own loops' ``create_future``: a Python method making an ``asyncio.Future``."""
 
 
 async def report_progress(

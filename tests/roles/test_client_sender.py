@@ -74,3 +74,24 @@ async def test_the_capability_verdict_follows_the_capabilities() -> None:
     finally:
         await asyncio.wait_for(client.close(), STEP_S)
         await asyncio.wait_for(task, STEP_S)
+
+
+async def test_a_refused_request_raises_where_it_is_awaited() -> None:
+    """``request`` hands back an awaitable even for a refused call (as a coroutine function
+    would): making it raises nothing, awaiting it raises the refusal, and gathering it with an
+    allowed call leaves that call's result to the others."""
+    client = Client(name="refusals", timeout=STEP_S)
+    client_end, server_end = memory_pair()
+    task = asyncio.create_task(Tools0326().serve(server_end))
+    try:
+        await asyncio.wait_for(connect(client, client_end), STEP_S)
+        held: dict[str, Any] = dict(client.their_capabilities)
+        client.their_capabilities = {k: v for k, v in held.items() if k != "tools"}
+        refused = client.request(m.TOOLS_CALL, t.CallToolRequestParams(name="echo"))
+        allowed = client.request(m.PING, None)
+        got = await asyncio.gather(refused, allowed, return_exceptions=True)
+        assert isinstance(got[0], CapabilityError)
+        assert not isinstance(got[1], BaseException)
+    finally:
+        await asyncio.wait_for(client.close(), STEP_S)
+        await asyncio.wait_for(task, STEP_S)

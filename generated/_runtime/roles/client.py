@@ -17,7 +17,7 @@ verdict kept per method); every request and notification then goes through the c
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, ClassVar, Final, Generic, Self, TypeVar, cast
 
 import msgspec
@@ -361,15 +361,20 @@ class ClientBase(Connection, Generic[InitT]):
 
     # -- requests ---------------------------------------------------------------------------
 
-    async def request(
+    # A plain call returning the sender's coroutine: no coroutine of its own. (Pyright types
+    # the base's ``async def`` as returning ``CoroutineType``, mypy as ``Coroutine``.)
+    def request(  # pyright: ignore[reportIncompatibleMethodOverride]
         self,
         method: MethodSpec[P, R],
         params: P,
         *,
         timeout: float | Default | None = DEFAULT,
         progress: ProgressCallback[Any] | None = None,
-    ) -> R:
-        """Send a request the capabilities allow, through ``sender``; return its typed result."""
+    ) -> Coroutine[Any, Any, R]:
+        """Send a request the capabilities allow, through ``sender``; await its typed result.
+
+        A refusal (a capability missing) is raised when the result is awaited, as from a
+        coroutine function."""
         found = self._verdicts.get(id(method))
         if (
             found is not None
@@ -380,10 +385,13 @@ class ClientBase(Connection, Generic[InitT]):
         ):
             spec = found[1]
         else:
-            spec = self._allowed(method)
+            try:
+                spec = self._allowed(method)
+            except Exception as exc:
+                return _raise(exc)
         wait = self.timeout if isinstance(timeout, Default) else timeout
-        result: R = await self.sender.request(spec, params, wait, progress)
-        return result
+        sent: Coroutine[Any, Any, R] = self.sender.request(spec, params, wait, progress)
+        return sent
 
     def _allowed(self, method: MethodSpec[Any, Any]) -> MethodSpec[Any, Any]:
         """The row to send ``method`` with, if the capabilities allow it (the verdict kept)."""
@@ -436,6 +444,11 @@ class ClientBase(Connection, Generic[InitT]):
         if stateless is not None and await stateless.route(notification):
             return
         await super()._on_notification(notification)
+
+
+async def _raise(error: Exception) -> Any:
+    """Raise ``error`` when awaited (a refusal of ``request``, raised where it is awaited)."""
+    raise error
 
 
 async def connect_any(

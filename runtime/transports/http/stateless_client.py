@@ -58,7 +58,6 @@ class StatelessHTTPTransport(HTTPTransportBase):
             task = self._spawn_eagerly(self._exchange(message, rid))
             if task is not None:  # None: answered (or failed) already
                 self._exchanges[rid] = task
-                task.add_done_callback(lambda _: self._exchanges.pop(rid, None))
         elif message.cancels is not None:
             running = self._exchanges.pop(message.cancels, None)
             if running is not None:
@@ -69,39 +68,63 @@ class StatelessHTTPTransport(HTTPTransportBase):
         """Nothing to adopt: every request names its version."""
 
     async def _exchange(self, message: Outbound, rid: RequestId) -> None:
-        """POST one request and queue what answers it."""
-        params = _params(message.data)
+        """POST one request and queue what answers it (then forget it: no callback per
+        request does)."""
+        try:
+            headers = self._headers_of(message)
+            try:
+                response = await self._send("POST", self.url, headers, message.data, stream=True)
+            except ConnectionClosed as exc:  # the network failed this request: answer it
+                self._fail_requests([rid], INTERNAL_ERROR, f"HTTP request failed: {exc}")
+                return
+            pending = {rid}
+            if response.status < 300 and media_type(response) == EVENT_STREAM:
+                problems: list[str] = []
+                await self._consume(response, SSEParser(), pending, problems, rid)
+                if pending:  # the request's stream is gone: its caller gets ConnectionClosed
+                    reason = problems[0] if problems else "the stream ended without a response"
+                    self._fail_requests(pending, INTERNAL_ERROR, reason, {STREAM_CLOSED: True})
+                return
+            body = await read_body(response)
+            if response.status >= 300:
+                self._error_answers([rid], response.status, response.reason or "", body)
+            elif body.strip():
+                pending.difference_update(self._deliver(body, rid))
+            if pending and response.status < 300:
+                self._fail_requests(pending, INTERNAL_ERROR, f"HTTP {response.status}: no response")
+        finally:
+            self._exchanges.pop(rid, None)
+
+    def _headers_of(self, message: Outbound) -> dict[str, str]:
+        """The headers of one request's POST, read from the few fields of it they mirror."""
+        method = message.method or ""
+        try:
+            head = _HEAD.decode(message.data).params
+        except msgspec.MsgspecError:  # params or _meta of another shape: read them whole
+            return self._headers_from(method, _params(message.data))
+        if head is None:
+            return self._headers_from(method, None)
+        tool: tuple[ParamHeader, ...] = ()
+        if method == "tools/call":
+            tool = self.tool_headers.get(str(head.name), ())
+        params: dict[str, Any] = {"name": head.name, "uri": head.uri, "taskId": head.task_id}
+        if tool and head.arguments:  # arguments are read only for a tool's param headers
+            params["arguments"] = msgspec.json.decode(head.arguments)
+        version = head.meta.version if head.meta is not None else None
+        headers = {**_ACCEPT, **self.headers}
+        headers.update(request_headers(str(version or ""), method, params, tool))
+        return headers
+
+    def _headers_from(self, method: str, params: Mapping[str, Any] | None) -> dict[str, str]:
+        """The headers of one request's POST, from its params read whole."""
         meta = as_object(params.get("_meta")) if params is not None else None
         version = meta.get(META_VERSION) if meta is not None else None
-        method = message.method or ""
         tool: tuple[ParamHeader, ...] = ()
         if method == "tools/call" and params is not None:
             tool = self.tool_headers.get(str(params.get("name")), ())
-        headers = {
-            **_ACCEPT,
-            **self.headers,
-            **request_headers(str(version or ""), method, params, tool),
-        }
-        try:
-            response = await self._send("POST", self.url, headers, message.data, stream=True)
-        except ConnectionClosed as exc:  # the network failed this request: answer it
-            self._fail_requests([rid], INTERNAL_ERROR, f"HTTP request failed: {exc}")
-            return
-        pending = {rid}
-        if response.status < 300 and media_type(response) == EVENT_STREAM:
-            problems: list[str] = []
-            await self._consume(response, SSEParser(), pending, problems, rid)
-            if pending:  # the request's stream is gone: its caller gets ConnectionClosed
-                reason = problems[0] if problems else "the stream ended without a response"
-                self._fail_requests(pending, INTERNAL_ERROR, reason, {STREAM_CLOSED: True})
-            return
-        body = await read_body(response)
-        if response.status >= 300:
-            self._error_answers([rid], response.status, response.reason or "", body)
-        elif body.strip():
-            pending.difference_update(self._deliver(body, rid))
-        if pending and response.status < 300:
-            self._fail_requests(pending, INTERNAL_ERROR, f"HTTP {response.status}: no response")
+        headers = {**_ACCEPT, **self.headers}
+        headers.update(request_headers(str(version or ""), method, params, tool))
+        return headers
 
     def _deliver(self, data: bytes, related: RequestId | None = None) -> list[RequestId]:
         """Queue one body or event; a ``tools/list`` answer teaches the tools' headers first."""
@@ -143,6 +166,32 @@ class StatelessHTTPTransport(HTTPTransportBase):
             task.cancel()
         with contextlib.suppress(Exception):
             await self._shutdown()
+
+
+class _Version(msgspec.Struct, gc=False):
+    """Of our request's ``_meta``: the version it names (its other members are skipped)."""
+
+    version: object = msgspec.field(default=None, name=META_VERSION)
+
+
+class _Head(msgspec.Struct, gc=False):
+    """Of our request's params: what its headers mirror (``arguments`` left undecoded)."""
+
+    meta: _Version | None = msgspec.field(default=None, name="_meta")
+    name: object = None
+    uri: object = None
+    task_id: object = msgspec.field(default=None, name="taskId")
+    arguments: msgspec.Raw = msgspec.Raw(b"")
+
+
+class _Request(msgspec.Struct, gc=False):
+    """One of our request frames, as far as its headers need it."""
+
+    params: _Head | None = None
+
+
+_HEAD = msgspec.json.Decoder(_Request)
+"""Reads the fields of our own request that its headers mirror, skipping the rest."""
 
 
 def _params(data: bytes) -> Mapping[str, Any] | None:

@@ -163,3 +163,63 @@ async def test_an_oversized_sse_event_fails_the_call_with_a_clear_error() -> Non
         await connect_http(client, url)
         with pytest.raises(ConnectionClosed, match="too large"):
             await client.call_tool(name="echo")
+
+
+REGION_TOOL = {
+    "name": "stamp",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+    },
+}
+
+
+def recording(seen: list[tuple[str, dict[str, str]]]) -> Any:
+    """A 2026-07-28 endpoint that notes each POST's method and ``Mcp-*`` / version headers."""
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        frame = await request.json()
+        mirrored = ("mcp-", "mcp-protocol-version")
+        kept = {k.lower(): v for k, v in request.headers.items() if k.lower().startswith(mirrored)}
+        seen.append((frame["method"], kept))
+        if frame["method"] == "server/discover":
+            return await guarded_discover(frame)
+        result: dict[str, Any] = {"resultType": "complete"}
+        if frame["method"] == "tools/list":
+            result["tools"] = [REGION_TOOL]
+        else:
+            result["content"] = [{"type": "text", "text": "in"}]
+        return web.json_response({"jsonrpc": "2.0", "id": frame["id"], "result": result})
+
+    return handler
+
+
+async def test_each_post_mirrors_its_request_in_headers() -> None:
+    """The version of the request's ``_meta``, its method, its tool's name and the tool's
+    ``x-mcp-header`` argument (learned from ``tools/list``) go out as headers."""
+    seen: list[tuple[str, dict[str, str]]] = []
+    async with aiohttp_endpoint(recording(seen)) as url, Client() as client:
+        await connect_http(client, url)
+        await client.list_tools()
+        await client.call_tool(name="stamp", arguments={"region": "eu", "other": [1, 2]})
+        await client.call_tool(name="plain", arguments={"region": "us"})
+    assert seen[1:] == [
+        ("tools/list", {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list"}),
+        (
+            "tools/call",
+            {
+                "mcp-protocol-version": "2026-07-28",
+                "mcp-method": "tools/call",
+                "mcp-name": "stamp",
+                "mcp-param-region": "eu",
+            },
+        ),
+        (
+            "tools/call",
+            {
+                "mcp-protocol-version": "2026-07-28",
+                "mcp-method": "tools/call",
+                "mcp-name": "plain",
+            },
+        ),
+    ]

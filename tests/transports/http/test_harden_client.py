@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from generated._runtime.roles.peer import MCPError
+from generated._runtime.transports.http import sse
 from generated._runtime.transports.http.sse import EventTooLarge, SSEParser
 from tests.support.http_support import bounded
 from tests.transports.http.test_http_client_fake import (
@@ -118,3 +120,35 @@ def test_parser_bounds_one_event() -> None:
     parser.reconnected()
     (event,) = parser.feed(b"data: ok\n\n")
     assert event.data == "ok"
+
+
+class _ScanCount:
+    """Stands for the parser's line-end pattern and counts the characters it is given."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern, self.scanned = pattern, 0
+
+    def split(self, text: str) -> list[str]:
+        """Split as the pattern does, counting ``text``."""
+        self.scanned += len(text)
+        return self.pattern.split(text)
+
+
+def test_parser_reads_each_character_of_a_long_line_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line arriving in many chunks is not searched again from its start at every chunk
+    (that made an event near the bound take a minute to refuse): the work is the bytes fed."""
+    scan = _ScanCount(sse._LINE_END)  # pyright: ignore[reportPrivateUsage]
+    monkeypatch.setattr(sse, "_LINE_END", scan)
+    parser = SSEParser(max_event_chars=100_000)
+    chunk = b"x" * 1000
+    assert parser.feed(b"data: ") == []
+    fed = len(b"data: ")
+    for _ in range(99):
+        assert parser.feed(chunk) == []
+        fed += len(chunk)
+    (event,) = parser.feed(b"\n\n")
+    assert event.data == "x" * 99_000
+    assert scan.scanned <= fed + 2  # each character searched for a line end once
+    with pytest.raises(EventTooLarge):
+        for _ in range(2):
+            parser.feed(b"data: " + b"y" * 60_000)

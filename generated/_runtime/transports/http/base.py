@@ -209,7 +209,7 @@ class HTTPTransportBase:
 
     # -- sending -------------------------------------------------------------------------
 
-    async def _send(
+    def _send(
         self,
         method: str,
         url: str,
@@ -217,8 +217,9 @@ class HTTPTransportBase:
         content: bytes | None = None,
         *,
         stream: bool = False,
-    ) -> aiohttp.ClientResponse:
-        """Send one HTTP request and return once the headers are in (the body is not read).
+    ) -> Awaitable[aiohttp.ClientResponse]:
+        """Send one HTTP request; awaited, the response once its headers are in (the body is
+        not read). A plain call handing back the sending coroutine: none of its own per POST.
 
         ``stream``: the body may take forever (an SSE stream, a slow JSON answer), so no
         read timeout. Only 307/308 redirects on the same origin are followed (they keep the
@@ -227,10 +228,10 @@ class HTTPTransportBase:
         authorizes on 401).
         """
         if self.auth is not None:
-            return await self.auth.send(
+            return self.auth.send(
                 self._client(), self._request, method, url, headers, content, stream
             )
-        return await self._request(method, url, headers, content, stream)
+        return self._request(method, url, headers, content, stream)
 
     async def _request(
         self,

@@ -143,7 +143,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
         if ids and not initialize:  # sent now, answered in the background
             task = self._spawn_eagerly(self._exchange(message, ids))
             if task is not None and len(ids) == 1:  # None: answered (or failed) already
-                self._track(ids[0], task)
+                self._exchanges[ids[0]] = task  # forgotten by the task as it ends
             return
         sent_session, first, self._first_post = self.session_id is not None, self._first_post, False
         response = await self._send("POST", self.url, self._headers(), frame, stream=bool(ids))
@@ -195,20 +195,25 @@ class StreamableHTTPTransport(HTTPTransportBase):
             task.cancel()
 
     async def _exchange(self, message: Outbound, ids: list[RequestId]) -> None:
-        """POST requests and queue what comes back (the background half of ``write``)."""
+        """POST requests and queue what comes back (the background half of ``write``); a
+        lone request's task then forgets itself (no callback per request does)."""
         sent_session = self.session_id is not None
         try:
-            response = await self._send(
-                "POST", self.url, self._headers(), message.data, stream=True
-            )
-            stream = await self._answer(response, message, ids, sent_session, False)
-        except ConnectionClosed as exc:
-            self._fail(str(exc))
-            return
-        except SessionExpired:
-            return
-        if stream is not None:
-            await self._resume(stream, ids)
+            try:
+                response = await self._send(
+                    "POST", self.url, self._headers(), message.data, stream=True
+                )
+                stream = await self._answer(response, message, ids, sent_session, False)
+            except ConnectionClosed as exc:
+                self._fail(str(exc))
+                return
+            except SessionExpired:
+                return
+            if stream is not None:
+                await self._resume(stream, ids)
+        finally:
+            if len(ids) == 1:
+                self._exchanges.pop(ids[0], None)
 
     async def _answer(
         self,

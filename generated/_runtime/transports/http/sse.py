@@ -42,7 +42,9 @@ class SSEParser:
         """Bound on one event's buffered text; beyond it ``feed`` raises ``EventTooLarge``."""
         self._size = 0
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._partial = ""
+        self._partial: list[str] = []
+        """The pieces of the unfinished line (none holds a line end)."""
+        self._partial_size = 0
         self._skip_lf = False
         self._started = False
         self._data: list[str] = []
@@ -61,7 +63,7 @@ class SSEParser:
         stream; the last event id and the retry time are kept.
         """
         self._decoder.reset()
-        self._partial = ""
+        self._partial, self._partial_size = [], 0
         self._skip_lf = False
         self._started = False
         self._data, self._event, self._size = [], "", 0
@@ -79,9 +81,18 @@ class SSEParser:
             # A CR ended the previous chunk; an LF starting this one belongs to it.
             self._skip_lf = False
             text = text.removeprefix("\n")
-        lines = _LINE_END.split(self._partial + text)
-        self._partial = lines.pop()
-        if len(self._partial) > self.max_event_chars:
+        # Only the new text is searched: what is kept of an unfinished line has no line end
+        # (searching it again at every chunk made a long line cost its length squared).
+        lines = _LINE_END.split(text)
+        tail = lines.pop()
+        if lines:
+            if self._partial:
+                lines[0] = "".join(self._partial) + lines[0]
+            self._partial, self._partial_size = [tail] if tail else [], len(tail)
+        elif tail:
+            self._partial.append(tail)
+            self._partial_size += len(tail)
+        if self._partial_size > self.max_event_chars:
             raise EventTooLarge(f"an SSE line exceeds {self.max_event_chars} characters")
         if text.endswith("\r"):
             self._skip_lf = True
