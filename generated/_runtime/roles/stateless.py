@@ -365,7 +365,9 @@ class StatelessConnection(ServerSide):
     async def _on_request(self, request: Request) -> Any:
         """Dispatch one admitted request; a result is completed, a round-trip signal an error."""
         if self._check is not None:
-            await self._check(request)
+            pending = self._check(request)
+            if pending is not None:
+                await pending
         try:
             result = await dispatch_request(self, request)
         except InputRequired:  # a question not answered yet: this round ends here
