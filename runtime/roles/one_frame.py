@@ -15,8 +15,9 @@ from ..core.lifecycle import MetaRefused
 from ..core.transport import ConnectionClosed, RelatedId
 from ..core.wire import Inbound, Outbound
 
-RequestCheck = Callable[[Request], Awaitable[None]]
-"""A transport's check of one admitted request before its handler (raises ``MCPError``)."""
+RequestCheck = Callable[[Request], Awaitable[None] | None]
+"""A transport's check of one admitted request before its handler (raises ``MCPError``):
+None when done at once, else what to await (most checks need no coroutine)."""
 Emit = Callable[[Outbound], Coroutine[Any, Any, None]]
 """Writes one message that belongs to the request being answered, before its response (an
 ``async def``)."""

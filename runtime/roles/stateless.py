@@ -375,10 +375,18 @@ class StatelessConnection(ServerSide):
             return functools.partial(dispatch_request, self)
         return self._checked
 
-    async def _checked(self, request: Request) -> Any:
-        """Dispatch one admitted request after the transport's check (HTTP headers)."""
-        if self._check is not None:
-            await self._check(request)
+    def _checked(self, request: Request) -> Awaitable[Any]:
+        """Dispatch one admitted request after the transport's check (HTTP headers): at once
+        when the check needs no wait (a refusal raises here, inside the peer's ``try``)."""
+        check = self._check
+        pending = None if check is None else check(request)
+        if pending is None:
+            return dispatch_request(self, request)
+        return self._after_check(pending, request)
+
+    async def _after_check(self, pending: Awaitable[None], request: Request) -> Any:
+        """Dispatch one admitted request once a check that had to wait is done."""
+        await pending
         return await dispatch_request(self, request)
 
     def _rescue(self, error: Exception) -> Any:

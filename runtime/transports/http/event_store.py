@@ -64,6 +64,10 @@ class MemoryEventStore:
 
     async def store(self, session: str, stream: str, data: bytes) -> str:
         """Keep one event; drop the oldest ones beyond the bounds."""
+        return self.keep(session, stream, data)
+
+    def keep(self, session: str, stream: str, data: bytes) -> str:
+        """``store`` by a plain call (nothing here waits): what a session's writes use."""
         number = next(self._counter)
         self._events[number] = (session, stream, data)
         numbers = self._numbers.setdefault(session, deque())

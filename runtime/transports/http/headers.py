@@ -197,6 +197,21 @@ def check_request(
     ``headers`` has lower-case names (ASGI gives them so). The protocol version header is
     checked by the caller, which knows the versions it serves.
     """
+    field = NAMED_METHODS.get(method)
+    body_name = params.get(field) if field is not None and params is not None else None
+    arguments = params.get("arguments") if params is not None else None
+    check_mirrored(headers, method, body_name, arguments, params_of_tool)
+
+
+def check_mirrored(
+    headers: Mapping[str, str],
+    method: str,
+    body_name: object,
+    arguments: object,
+    params_of_tool: tuple[ParamHeader, ...] = (),
+) -> None:
+    """``check_request`` given what the headers mirror: the method, the params member
+    ``Mcp-Name`` mirrors (``body_name``, checked when a string) and the tool arguments."""
     got = headers.get(METHOD_HEADER)
     if got is None:
         raise HeaderError("Header mismatch: the Mcp-Method header is missing")
@@ -205,8 +220,6 @@ def check_request(
             f"Header mismatch: Mcp-Method header value {got.strip()!r} does not match body "
             f"value {method!r}"
         )
-    field = NAMED_METHODS.get(method)
-    body_name = params.get(field) if field is not None and params is not None else None
     if isinstance(body_name, str):
         raw = headers.get(NAME_HEADER)
         if raw is None:
@@ -216,7 +229,6 @@ def check_request(
                 f"Header mismatch: Mcp-Name header value {raw.strip()!r} does not match body "
                 f"value {body_name!r}"
             )
-    arguments = params.get("arguments") if params is not None else None
     for item in params_of_tool:
         _check_param(headers.get(item.header.lower()), _lookup(arguments, item.path), item)
 

@@ -49,11 +49,11 @@ async def _pump(stream: Stream, receive: Receive, send: Send, sent: set[str]) ->
     waited on do tasks watch for the client going away or being replaced. The events that
     arrived with the end of the stream are returned, to go out with the last body message.
     """
-    preempted = stream.claim()
+    claim = stream.claim()
     ready: list[bytes] = []
     watchers: list[asyncio.Task[Any]] = []
     try:
-        while not preempted.is_set():
+        while not stream.replaced(claim):
             if stream.empty():
                 if stream.done:
                     break
@@ -63,11 +63,11 @@ async def _pump(stream: Stream, receive: Receive, send: Send, sent: set[str]) ->
                 if not watchers:
                     watchers = [
                         asyncio.create_task(_wait_disconnect(receive)),
-                        asyncio.create_task(preempted.wait()),
+                        asyncio.create_task(stream.wait_replaced(claim)),
                     ]
                 waiter = asyncio.ensure_future(stream.ready())
                 await asyncio.wait({waiter, *watchers}, return_when=asyncio.FIRST_COMPLETED)
-                if not waiter.done() or preempted.is_set():
+                if not waiter.done() or stream.replaced(claim):
                     waiter.cancel()  # replaced: what waits is the new reader's to take
                     break
                 continue  # taken below, by plain calls: no replacement can come between
@@ -80,7 +80,7 @@ async def _pump(stream: Stream, receive: Receive, send: Send, sent: set[str]) ->
             if item[0] not in sent:
                 ready.append(sse_event(*item))
     finally:
-        stream.release(preempted)
+        stream.release(claim)
         for watcher in watchers:
             watcher.cancel()
     return b"".join(ready)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final, cast
 
 import msgspec
@@ -40,7 +40,15 @@ from ...roles.running import start_eagerly
 from ...roles.stateless import StatelessServer
 from ...roles.subscriptions import RESYNC, TOOLS_CHANGED, Bus, Change
 from .asgi import Receive, Send
-from .headers import HeaderError, InvalidToolHeaders, ParamHeader, check_request, param_headers
+from .headers import (
+    NAMED_METHODS,
+    HeaderError,
+    InvalidToolHeaders,
+    ParamHeader,
+    check_mirrored,
+    check_request,
+    param_headers,
+)
 
 
 def wants_stateless(
@@ -177,16 +185,26 @@ async def serve_stateless_post(
             )
         return None
 
-    async def check(request: Request) -> None:
+    def check(request: Request) -> Awaitable[None] | None:
+        params = request.params
+        if not isinstance(params, msgspec.Struct):  # plain JSON params, or none
+            return _check_json(tool_headers, headers, request, as_json(params))
+        # Typed params: the mirrored members read as attributes (no mapping built).
+        name = getattr(params, "name", None)
+        tools = tool_headers.known(request, name)  # learnt: no coroutine per request
+        if tools is None:
+            return _check_learnt(tool_headers, headers, request, _mirrored(params))
+        field = NAMED_METHODS.get(request.method)
+        body_name = (
+            name if field == "name" else getattr(params, "uri", None) if field == "uri" else None
+        )
         try:
-            params = _mirrored(request.params)
-            name = params.get("name")
-            tools = tool_headers.known(request, name)  # learnt: no coroutine per request
-            if tools is None:
-                tools = await tool_headers.of(request, name)
-            check_request(headers, request.method, params, tools)
+            check_mirrored(
+                headers, request.method, body_name, getattr(params, "arguments", None), tools
+            )
         except HeaderError as exc:
             raise MCPError(exc.code, str(exc)) from None
+        return None
 
     replies: list[Reply] = []
 
@@ -221,6 +239,37 @@ async def serve_stateless_post(
         last = _event(reply.response.data) if reply.response is not None else b""
         with contextlib.suppress(Exception):
             await send({"type": "http.response.body", "body": last})
+
+
+def _check_json(
+    tool_headers: ToolHeaders,
+    headers: Mapping[str, str],
+    request: Request,
+    params: Mapping[str, Any],
+) -> Awaitable[None] | None:
+    """Check the headers of a request whose params are plain JSON (or absent)."""
+    tools = tool_headers.known(request, params.get("name"))
+    if tools is None:
+        return _check_learnt(tool_headers, headers, request, params)
+    try:
+        check_request(headers, request.method, params, tools)
+    except HeaderError as exc:
+        raise MCPError(exc.code, str(exc)) from None
+    return None
+
+
+async def _check_learnt(
+    tool_headers: ToolHeaders,
+    headers: Mapping[str, str],
+    request: Request,
+    params: Mapping[str, Any],
+) -> None:
+    """Check a request's headers once the tools' ``Mcp-Param-*`` table is learnt."""
+    tools = await tool_headers.of(request, params.get("name"))
+    try:
+        check_request(headers, request.method, params, tools)
+    except HeaderError as exc:
+        raise MCPError(exc.code, str(exc)) from None
 
 
 _MIRRORED: Final = (("name", "name"), ("uri", "uri"), ("arguments", "arguments"))

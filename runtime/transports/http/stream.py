@@ -71,7 +71,10 @@ class Stream:
         self._attached = attached
         self._progress: asyncio.Event | None = None
         """Set when a producer waiting for room may re-check (made when one first waits)."""
+        self._claims = 0
+        """How many readers claimed the stream: the last one's claim is current."""
         self._preempt: asyncio.Event | None = None
+        """Set when the reader waiting on it is replaced (made when one first waits)."""
 
     @property
     def attached(self) -> bool:
@@ -87,20 +90,34 @@ class Stream:
         if self._progress is not None:
             self._progress.set()
 
-    def claim(self) -> asyncio.Event:
+    def claim(self) -> int:
         """Attach a new reader; a previous one is told to stop (it resumes elsewhere).
 
-        Return the event set when this reader is in turn replaced.
+        Return this reader's claim: ``replaced(claim)`` says when another one took over.
         """
-        if self._preempt is not None:
+        self._claims += 1
+        if self._preempt is not None:  # a reader waits: wake it
             self._preempt.set()
-        preempt = self._preempt = asyncio.Event()
+            self._preempt = None
         self.attached = True
-        return preempt
+        return self._claims
 
-    def release(self, preempt: asyncio.Event) -> None:
-        """Detach the reader that claimed ``preempt``, unless another one took over since."""
-        if preempt is self._preempt:
+    def replaced(self, claim: int) -> bool:
+        """Whether another reader claimed the stream after ``claim``."""
+        return claim != self._claims
+
+    async def wait_replaced(self, claim: int) -> None:
+        """Return once another reader claimed the stream after ``claim`` (the event behind
+        it is made only for a reader that waits: most POST streams never do)."""
+        if claim != self._claims:
+            return
+        if self._preempt is None:
+            self._preempt = asyncio.Event()
+        await self._preempt.wait()
+
+    def release(self, claim: int) -> None:
+        """Detach the reader of ``claim``, unless another one took over since."""
+        if claim == self._claims:
             self.attached = False
 
     def empty(self) -> bool:

@@ -28,7 +28,8 @@ import gc
 import importlib
 import logging
 import socket
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Final
 from urllib.parse import parse_qs
 
 from ...backends.base import FORWARDED, BackendUnavailable, share_task_store
@@ -49,6 +50,38 @@ from .stateless import ToolHeaders
 
 logger = logging.getLogger(__name__)
 """The HTTP app's log: where the runner listens."""
+
+
+_NAMES: dict[bytes, str] = {}
+"""Header names as sent -> as keyed (lower case), for the names seen first (``NAMES_KEPT``)."""
+_VALUES: dict[bytes, str] = {}
+"""Short header values as sent -> as text, for the values seen first (``VALUES_KEPT``)."""
+NAMES_KEPT: Final = 64
+VALUES_KEPT: Final = 256
+VALUE_KEPT_BYTES: Final = 64
+
+
+def header_map(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
+    """A request's headers by lower-case name (Latin-1 text; the last of a repeated name).
+
+    Every request of a client repeats the same names and most values: those seen first (a
+    bounded number, short values only) are kept decoded, and a repeated one costs one lookup
+    (a plain loop: no comprehension frame per request)."""
+    headers: dict[str, str] = {}
+    names, values = _NAMES, _VALUES
+    for name, value in raw:
+        key = names.get(name)
+        if key is None:
+            key = name.decode("latin-1").lower()
+            if len(names) < NAMES_KEPT:
+                names[bytes(name)] = key
+        text = values.get(value)
+        if text is None:
+            text = value.decode("latin-1")
+            if len(value) <= VALUE_KEPT_BYTES and len(values) < VALUES_KEPT:
+                values[bytes(value)] = text
+        headers[key] = text
+    return headers
 
 
 class McpHttpApp:
@@ -76,9 +109,7 @@ class McpHttpApp:
             return
         if scope["type"] != "http":
             return
-        headers: dict[str, str] = {}
-        for name, value in scope["headers"]:  # a plain loop: no comprehension frame per request
-            headers[name.decode("latin-1").lower()] = value.decode("latin-1")
+        headers = header_map(scope["headers"])
         try:
             try:
                 self._check_host(headers)

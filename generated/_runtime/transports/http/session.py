@@ -26,7 +26,8 @@ from __future__ import annotations
 import itertools
 import secrets
 import time
-from typing import Final
+from collections.abc import Callable, Coroutine
+from typing import Any, Final
 
 from ...backends.base import MemoryDirectory, SessionDirectory
 from ...core.events import Cancelled, RequestId
@@ -34,6 +35,7 @@ from ...core.frame_guard import DEFAULT_MAX_DEPTH
 from ...core.transport import ConnectionClosed, RelatedId
 from ...core.wire import Inbound, Outbound
 from ...roles.handshake import DEFAULT_LOG_LEVEL
+from ...roles.peer_writes import CURRENT_REQUEST
 from ...roles.server import ServerBase, ServerConnection
 from .event_store import EventStore as EventStore
 from .event_store import MemoryEventStore as MemoryEventStore
@@ -64,6 +66,16 @@ class SessionTransport:
         if self._session.ended:
             raise ConnectionClosed("the HTTP session ended")
         await self._session.route(message, related)
+
+    def write_now(self, message: Outbound | bytes) -> Coroutine[Any, Any, None] | None:
+        """Route one outgoing message by plain calls (``WritesNow``), on the stream of the
+        request whose handler writes it: None, or what to await before the next write (a
+        full stream, an event store that waits)."""
+        if self._session.ended:
+            raise ConnectionClosed("the HTTP session ended")
+        if isinstance(message, bytes):
+            message = Outbound.of(message)
+        return self._session.route_now(message, CURRENT_REQUEST.get())
 
     def negotiated(self, version: str) -> None:
         """Keep the negotiated version: later requests' ``MCP-Protocol-Version`` must match it."""
@@ -107,6 +119,13 @@ class HttpSession:
         self.stall_timeout = stall_timeout
         """Seconds a producer waits for a client that reads nothing before cutting its stream."""
         self.store = store
+        self._keep_now: Callable[[str, str, bytes], str] | None = (
+            store.keep
+            if isinstance(store, MemoryEventStore) and type(store).store is MemoryEventStore.store
+            else None
+        )
+        """The store's ``keep`` where it keeps an event by a plain call (the memory store
+        not overridden), so that a write that fits its stream needs no coroutine."""
         self.http_sse = http_sse
         self.resumable = resumable
         """Whether a client may come back for a stream (not in stateless mode: no GET)."""
@@ -198,37 +217,62 @@ class HttpSession:
 
     async def route(self, message: Outbound, related: RelatedId) -> None:
         """Send a message to the stream it belongs to; keep it in the store for replay."""
+        rest = self.route_now(message, related)
+        if rest is not None:
+            await rest
+
+    def route_now(self, message: Outbound, related: RelatedId) -> Coroutine[Any, Any, None] | None:
+        """``route`` by plain calls where nothing waits: None, or what to await for the rest
+        (a full stream, an event store that waits)."""
         frame = message.data
         if self.http_sse:
-            await self._deliver(self.standalone, frame)
-            return
+            return self._deliver(self.standalone, frame)
         ids = message.ids if message.kind == "response" else ()
         if ids:
             stream = self.by_request.get(ids[0])
             if stream is not None:
-                await self._deliver(stream, frame)
-                for rid in ids:
-                    self.by_request.pop(rid, None)
-                    stream.waiting_for.discard(rid)
-                if not stream.waiting_for:
-                    self._finish(stream)
-                return
+                rest = self._deliver(stream, frame)
+                if rest is not None:
+                    return self._answered_after(rest, stream, ids)
+                self._answered(stream, ids)
+                return None
         if message.kind == "response":
-            return  # its request's stream is gone: a response never goes on the GET stream
+            return None  # its request's stream is gone: a response never goes on the GET stream
         stream = self.by_request.get(related) if related is not None else None
         if stream is None or stream.json:
             stream = self.standalone
-        await self._deliver(stream, frame)
+        return self._deliver(stream, frame)
 
-    async def _deliver(self, stream: Stream, frame: bytes) -> None:
-        """Queue a frame on a stream; kept for replay unless it goes into a JSON body."""
+    def _answered(self, stream: Stream, ids: tuple[RequestId, ...]) -> None:
+        """The answers to ``ids`` are on ``stream``: it ends once it waits for no other."""
+        for rid in ids:
+            self.by_request.pop(rid, None)
+            stream.waiting_for.discard(rid)
+        if not stream.waiting_for:
+            self._finish(stream)
+
+    async def _answered_after(
+        self, rest: Coroutine[Any, Any, None], stream: Stream, ids: tuple[RequestId, ...]
+    ) -> None:
+        await rest
+        self._answered(stream, ids)
+
+    def _deliver(self, stream: Stream, frame: bytes) -> Coroutine[Any, Any, None] | None:
+        """Queue a frame on a stream, kept for replay unless it goes into a JSON body: by
+        plain calls when it fits and the store keeps it at once, else what to await."""
         if stream.json or not (self.resumable or self.http_sse):
             # A JSON answer is no event, and a POST without a session has no GET to resume
             # on: nothing is kept, and its events go out without an id.
-            if not stream.put_now("", frame):
-                await stream.put("", frame)
-            return
+            return None if stream.put_now("", frame) else stream.put("", frame)
         self._kept_events = True
+        keep = self._keep_now
+        if keep is None:
+            return self._stored(stream, frame)
+        event_id = keep(self.id, stream.id, frame)
+        return None if stream.put_now(event_id, frame) else stream.put(event_id, frame)
+
+    async def _stored(self, stream: Stream, frame: bytes) -> None:
+        """Keep a frame in a store that waits, then queue it."""
         event_id = await self.store.store(self.id, stream.id, frame)
         if not stream.put_now(event_id, frame):
             await stream.put(event_id, frame)
