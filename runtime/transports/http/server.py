@@ -58,14 +58,20 @@ _VALUES: dict[bytes, str] = {}
 NAMES_KEPT: Final = 64
 VALUES_KEPT: Final = 256
 VALUE_KEPT_BYTES: Final = 64
+UNKEPT_VALUES: Final = frozenset(
+    {"authorization", "proxy-authorization", "cookie", "dpop", "mcp-session-id"}
+)
+"""Names whose values are never kept: credentials and session ids outlive no request here
+(and one client's session id would only fill a place the next clients cannot use)."""
 
 
 def header_map(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
     """A request's headers by lower-case name (Latin-1 text; the last of a repeated name).
 
     Every request of a client repeats the same names and most values: those seen first (a
-    bounded number, short values only) are kept decoded, and a repeated one costs one lookup
-    (a plain loop: no comprehension frame per request)."""
+    bounded number, short values only, never a credential or session id: ``UNKEPT_VALUES``)
+    are kept decoded, and a repeated one costs one lookup (a plain loop: no comprehension
+    frame per request)."""
     headers: dict[str, str] = {}
     names, values = _NAMES, _VALUES
     for name, value in raw:
@@ -77,7 +83,8 @@ def header_map(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
         text = values.get(value)
         if text is None:
             text = value.decode("latin-1")
-            if len(value) <= VALUE_KEPT_BYTES and len(values) < VALUES_KEPT:
+            kept = len(value) <= VALUE_KEPT_BYTES and len(values) < VALUES_KEPT
+            if kept and key not in UNKEPT_VALUES:
                 values[bytes(value)] = text
         headers[key] = text
     return headers

@@ -28,3 +28,20 @@ def test_what_is_kept_stays_bounded_whatever_the_client_sends() -> None:
     assert len(server._NAMES) <= server.NAMES_KEPT
     assert len(server._VALUES) <= server.VALUES_KEPT
     assert all(len(value) <= server.VALUE_KEPT_BYTES for value in server._VALUES)
+
+
+def test_credentials_and_session_ids_are_not_kept() -> None:
+    """A token, a cookie, a DPoP proof or a session id is read, and not kept after the request."""
+    secrets = [
+        (b"Authorization", b"Bearer short-token-1"),
+        (b"Cookie", b"sid=abc"),
+        (b"DPoP", b"proof.jwt.short"),
+        (b"Mcp-Session-Id", b"session-1"),
+    ]
+    server._VALUES.clear()  # room to keep them: only the rule keeps them out
+    read = header_map([*secrets, (b"accept", b"application/json")])
+    assert server._VALUES[b"application/json"] == "application/json"
+    assert read["authorization"] == "Bearer short-token-1"
+    assert read["mcp-session-id"] == "session-1"
+    for _, value in secrets:
+        assert value not in server._VALUES
